@@ -1,0 +1,27 @@
+"""tutorial_lib: the library the course "Designing Reliable Tool Interfaces for Agents" builds.
+
+Every tool call travels one road, and each chapter adds or sharpens one station:
+
+    arguments -> schema check -> business check -> authorization
+              -> (confirmation) -> execution -> result envelope (+ log record)
+
+Chapter 00 provides the course's own instruments: learner checks (:func:`check`) and
+self-check quizzes (:func:`load_quiz`), plus :func:`show_source` for reading library code.
+"""
+
+from tutorial_lib.checks import NOT_IMPLEMENTED_VERDICT, Case, CheckReport, check, run_cases
+from tutorial_lib.quiz import Feedback, Question, Quiz, load_quiz
+from tutorial_lib.source import show_source
+
+__all__ = [
+    "NOT_IMPLEMENTED_VERDICT",
+    "Case",
+    "CheckReport",
+    "Feedback",
+    "Question",
+    "Quiz",
+    "check",
+    "load_quiz",
+    "run_cases",
+    "show_source",
+]
