@@ -19,10 +19,27 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
+ROOT = Path(__file__).resolve().parents[1]
 KERNEL_NAME = "python3"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-MODEL_ID = re.compile(r"\b[0-9a-f]{32}\b")
+# Also inside "IPY_MODEL_<id>" references, so no \b: "_" counts as a word character.
+MODEL_ID = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
 _VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled")
+
+
+def chapter_notebooks() -> list[Path]:
+    """``notebooks/NN_topic.ipynb``, in chapter order."""
+    return sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+
+
+def solution_notebooks() -> list[Path]:
+    """``solutions/NN_topic_solution.ipynb``, in chapter order."""
+    return sorted((ROOT / "solutions").glob("[0-9][0-9]_*_solution.ipynb"))
+
+
+def exercise_notebooks() -> list[Path]:
+    """``exercises/NN_topic_exercise.ipynb``, in chapter order."""
+    return sorted((ROOT / "exercises").glob("[0-9][0-9]_*_exercise.ipynb"))
 
 
 def execute(nb: nbformat.NotebookNode, cwd: Path, timeout_s: int = 600) -> None:

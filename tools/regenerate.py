@@ -27,8 +27,7 @@ from tools import exercises, notebooks  # noqa: E402
 
 def executed_notebooks(chapters: list[str]) -> list[Path]:
     """Chapter notebooks and solutions, optionally only those of ``chapters`` ("00", ...)."""
-    paths = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
-    paths += sorted((ROOT / "solutions").glob("[0-9][0-9]_*_solution.ipynb"))
+    paths = notebooks.chapter_notebooks() + notebooks.solution_notebooks()
     return [p for p in paths if not chapters or p.name[:2] in chapters]
 
 

@@ -116,14 +116,13 @@ class Quiz:
             )
         return Feedback(number, letter, question.answer, question.explanation)
 
-    def answer(self, number: int, choice: str) -> Feedback:
+    def answer(self, number: int, choice: str) -> None:
         """Answer question ``number`` with an option letter; prints the verdict and explanation.
 
-        The headless path of the widget: same decision, same text.
+        The headless path of the widget: same decision, same text. Use :meth:`feedback`
+        to get the verdict as a value.
         """
-        result = self.feedback(number, choice)
-        print(result.text())
-        return result
+        print(self.feedback(number, choice).text())
 
     def text(self) -> str:
         """The whole quiz as plain text, without answers or explanations."""
