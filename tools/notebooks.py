@@ -22,6 +22,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL_NAME = "python3"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Also inside "IPY_MODEL_<id>" references, so no \b: "_" counts as a word character.
 MODEL_ID = re.compile(r"(?<![0-9a-f])[0-9a-f]{32}(?![0-9a-f])")
 _VOLATILE_CELL_METADATA = ("execution", "ExecuteTime", "collapsed", "scrolled")

@@ -35,7 +35,9 @@ def _ruff_format(path: Path) -> None:
     try:
         subprocess.run([sys.executable, "-m", "ruff", "format", "--quiet", str(path)], check=True)
     except (OSError, subprocess.CalledProcessError) as exc:
-        raise SystemExit(f"ruff format failed on {path.name} ({exc}); pip install -e '.[test]'")
+        raise SystemExit(
+            f"ruff format failed on {path.name} ({exc}); pip install -e '.[test]'"
+        ) from exc
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -246,7 +246,9 @@ def first_difference(expected: Any, got: Any, where: str = "") -> str | None:
                 return diff
         return None
     if isinstance(expected, (list, tuple)):
-        for i, (e, g) in enumerate(zip(expected, got)):
+        # Compare item by item first (the first differing item is the most useful hint);
+        # the lengths are compared after the loop.
+        for i, (e, g) in enumerate(zip(expected, got, strict=False)):
             diff = first_difference(e, g, f"{where}[{i}]")
             if diff:
                 return diff

@@ -57,7 +57,10 @@ class Question:
     def text(self, number: int) -> str:
         """The question and its options as plain text (no answer, no explanation)."""
         lines = [f"{number}. {self.prompt}"]
-        lines += [f"   {letter}. {option}" for letter, option in zip(self.letters, self.options)]
+        lines += [
+            f"   {letter}. {option}"
+            for letter, option in zip(self.letters, self.options, strict=True)
+        ]
         return "\n".join(lines)
 
 
@@ -184,13 +187,13 @@ class _QuestionView:
         self.quiz = quiz
         self.number = number
         self.on_answered = on_answered
-        self.prompt = widgets.HTML(
-            f"<b>{number}.</b> {html.escape(question.prompt)}"
-        ).add_class("tl-quiz-prompt")
+        self.prompt = widgets.HTML(f"<b>{number}.</b> {html.escape(question.prompt)}").add_class(
+            "tl-quiz-prompt"
+        )
         self.options = widgets.RadioButtons(
             options=[
                 (f"{letter}. {text}", letter)
-                for letter, text in zip(question.letters, question.options)
+                for letter, text in zip(question.letters, question.options, strict=True)
             ],
             value=None,
             layout=widgets.Layout(width="auto"),

@@ -1,0 +1,233 @@
+"""The learner check helper: precise feedback, and never a crash or a hang on learner bugs."""
+
+from __future__ import annotations
+
+import copy
+import threading
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tutorial_lib import NOT_IMPLEMENTED_VERDICT, Case, check, run_cases
+from tutorial_lib.checks import describe, first_difference
+
+CASES = (
+    Case("two", (2,), 4, "double it"),
+    Case("zero", (0,), 0, "zero stays zero"),
+)
+
+
+def double(x):
+    return 2 * x
+
+
+def test_all_passing_report():
+    report = run_cases(double, CASES)
+    assert report.all_passed and report.passed == report.total == 2
+    assert report.lines() == [
+        "检查 double：2 个用例",
+        "  ✓ two",
+        "  ✓ zero",
+        "结果：2/2 通过，全部正确。",
+    ]
+
+
+def test_wrong_answer_gets_call_expected_got_and_hint():
+    def triple(x):
+        return 3 * x
+
+    lines = run_cases(triple, CASES).lines()
+    assert lines[1:6] == [
+        "  ✗ two",
+        "      调用：triple(2)",
+        "      期望：4",
+        "      实际：6",
+        "      提示：double it",
+    ]
+    assert lines[-1] == "结果：1/2 通过。先看第一个 ✗，修好再运行。"
+
+
+def test_exception_becomes_a_line_not_a_traceback():
+    def broken(x):
+        return {"a": 1}[x]
+
+    report = run_cases(broken, CASES)
+    assert [r.status for r in report.results] == ["error", "error"]
+    assert "      异常：KeyError: 2" in report.lines()
+
+
+def test_none_and_wrong_types_are_reported_with_the_type():
+    report = run_cases(lambda x: None, CASES[:1])
+    assert report.results[0].detail == "类型不同：期望 int，实际 NoneType"
+    report = run_cases(lambda x: "4", CASES[:1])
+    assert report.results[0].detail == "类型不同：期望 int，实际 str"
+
+
+def test_bool_is_not_accepted_for_int_and_float_not_for_int():
+    assert first_difference(1, True) == "类型不同：期望 int，实际 bool"
+    assert first_difference(1, 1.0) == "类型不同：期望 int，实际 float"
+    assert first_difference([1], (1,)) == "类型不同：期望 list，实际 tuple"
+    assert first_difference(None, None) is None
+
+
+def test_nested_difference_names_the_place():
+    expected = {"lines": [{"number": 2, "text": "b"}]}
+    got = {"lines": [{"number": 1, "text": "b"}]}
+    assert first_difference(expected, got) == "在 ['lines'][0]['number'] 处：期望 2，实际 1"
+    assert first_difference({"a": 1}, {}) == "缺少键 'a'"
+    assert first_difference({}, {"b": 1}) == "多出键 'b'"
+    assert first_difference([1, 2], [1]) == "长度不同：期望 2 项，实际 1 项"
+
+
+def test_infinite_loop_is_cut_off_in_the_main_thread():
+    def spin(x):
+        while True:
+            pass
+
+    started = time.monotonic()
+    report = run_cases(spin, CASES, time_limit_s=0.2)
+    elapsed = time.monotonic() - started
+    assert [r.status for r in report.results] == ["timeout", "timeout"]
+    assert "      超过 0.2 秒仍未返回，已中止（死循环？）" in report.lines()
+    assert elapsed < 2.0
+
+
+def test_blocking_sleep_is_cut_off():
+    report = run_cases(lambda x: time.sleep(30), CASES[:1], time_limit_s=0.2)
+    assert report.results[0].status == "timeout"
+
+
+def test_except_exception_cannot_swallow_the_time_limit():
+    def stubborn(x):
+        while True:
+            try:  # noqa: SIM105 - the learner-style swallowing is the point
+                time.sleep(0.01)
+            except Exception:
+                pass
+
+    report = run_cases(stubborn, CASES[:1], time_limit_s=0.2)
+    assert report.results[0].status == "timeout"
+
+
+def test_infinite_loop_is_cut_off_outside_the_main_thread():
+    def spin(x):
+        while True:
+            pass
+
+    box = {}
+    worker = threading.Thread(target=lambda: box.update(r=run_cases(spin, CASES, time_limit_s=0.2)))
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive()
+    assert [r.status for r in box["r"].results] == ["timeout", "timeout"]
+
+
+def test_timer_is_disarmed_after_a_fast_case():
+    run_cases(double, CASES, time_limit_s=0.05)
+    time.sleep(0.15)  # a leftover alarm would raise here
+
+
+def test_not_implemented_stub_gets_one_verdict():
+    def stub(x):
+        raise NotImplementedError()
+
+    report = run_cases(stub, CASES)
+    assert report.not_implemented
+    assert report.lines()[1] == f"  … {NOT_IMPLEMENTED_VERDICT}"
+    assert len(report.lines()) == 3
+
+
+def test_key_failure_is_a_failing_case():
+    report = run_cases(lambda x: None, [Case("c", (1,), "e")], key=lambda r: r["error"]["code"])
+    result = report.results[0]
+    assert result.status == "fail"
+    assert result.detail.startswith("返回值的形状不对")
+
+
+def test_key_selects_what_is_compared():
+    report = run_cases(
+        lambda x: {"error": {"code": "invalid_range", "message": "..."}},
+        [Case("c", (0,), "invalid_range")],
+        key=lambda r: r["error"]["code"],
+    )
+    assert report.all_passed
+
+
+def test_learner_mutation_does_not_leak_into_later_cases():
+    shared = [1, 2]
+    cases = [Case("a", (shared,), 2), Case("b", (shared,), 2)]
+
+    def pop_and_len(items):
+        items.pop()
+        return len(items) + 1
+
+    assert run_cases(pop_and_len, cases).all_passed
+    assert shared == [1, 2]
+
+
+def test_check_prints_the_report(capsys):
+    check(double, CASES)
+    assert capsys.readouterr().out.splitlines()[-1] == "结果：2/2 通过，全部正确。"
+
+
+@pytest.mark.parametrize(
+    ("function", "cases", "message"),
+    [
+        (None, CASES, "needs a function"),
+        (double, [], "at least one Case"),
+    ],
+)
+def test_misuse_by_the_author_is_a_clear_error(function, cases, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        run_cases(function, cases)
+
+
+def test_describe_hides_memory_addresses_and_cuts_long_values():
+    assert " at 0x" not in describe(object())
+    assert describe("x" * 1000).endswith("…")
+    assert len(describe(list(range(1000)))) == 160
+
+    class BadRepr:
+        def __repr__(self):
+            raise RuntimeError("boom")
+
+    assert describe(BadRepr()) == "<BadRepr whose repr raised RuntimeError>"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(expected=json_values, returned=json_values)
+def test_any_return_value_gives_a_deterministic_report(expected, returned):
+    cases = [Case("case", (), expected, "hint")]
+    first = run_cases(lambda: returned, cases)
+    second = run_cases(lambda: returned, cases)
+    assert first.lines() == second.lines()
+    assert first.results[0].status in {"pass", "fail"}
+    assert (first.results[0].status == "pass") == (first_difference(expected, returned) is None)
+
+
+@settings(max_examples=100, deadline=None)
+@given(value=json_values)
+def test_a_value_always_equals_its_copy(value):
+    assert first_difference(value, copy.deepcopy(value)) is None  # NaN included
+
+
+@settings(max_examples=50, deadline=None)
+@given(exception=st.sampled_from([ValueError, TypeError, KeyError, RecursionError, SystemExit]))
+def test_any_exception_is_contained(exception):
+    def raiser():
+        raise exception("learner bug")
+
+    report = run_cases(raiser, [Case("case", (), 1)])
+    assert report.results[0].status == "error"
+    assert report.results[0].got.startswith(exception.__name__)
