@@ -1,0 +1,50 @@
+"""The promises README makes: two commands, CI running the same test command, working links."""
+
+from __future__ import annotations
+
+import re
+
+from tools.notebooks import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+CI_RUN = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+COMMAND = re.compile(r"^python3 -m venv \.venv && .+$", re.MULTILINE)
+
+
+def readme_commands() -> list[str]:
+    return sorted(set(COMMAND.findall(README)))
+
+
+def test_readme_has_exactly_two_setup_commands():
+    commands = readme_commands()
+    assert len(commands) == 2, commands
+    assert sum("jupyter lab" in c for c in commands) == 1
+    assert sum("pytest" in c for c in commands) == 1
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    (test_command,) = [c for c in readme_commands() if "pytest" in c]
+    assert test_command in CI_RUN.splitlines()
+    assert "export CI=true" in CI_RUN and "apt-get install" in CI_RUN and "chromium" in CI_RUN
+    assert (ROOT / ".ci" / "run").stat().st_mode & 0o111, ".ci/run must be executable"
+
+
+def test_learner_install_does_not_pull_test_tools():
+    (learn_command,) = [c for c in readme_commands() if "jupyter lab" in c]
+    assert "pip install -e . " in learn_command and "[test]" not in learn_command
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    dependencies = pyproject.split("dependencies = [", 1)[1].split("]", 1)[0]
+    for tool in ("pytest", "nbval", "hypothesis", "ruff", "playwright"):
+        assert tool not in dependencies, f"{tool} belongs in the test extra"
+
+
+def test_relative_links_in_readme_exist():
+    links = re.findall(r"\]\(((?!https?://)[^)#]+)\)", README)
+    assert links, "README links to no chapter"
+    for link in links:
+        assert (ROOT / link).exists(), f"README links to missing {link}"
+
+
+def test_every_chapter_notebook_is_in_the_readme_table():
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        assert f"](notebooks/{path.name})" in README, f"{path.name} missing from README"
