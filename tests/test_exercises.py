@@ -6,6 +6,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
@@ -79,6 +81,36 @@ def test_solution_is_not_modified_and_widget_state_is_dropped():
 def test_markers_nbgrader_would_refuse_are_refused(source, meta, message):
     with pytest.raises(exercises.MarkerError, match=message):
         exercises.make_exercise(one_cell_notebook(code(source, meta)), "demo.ipynb")
+
+
+plain_lines = st.lists(
+    st.text(
+        st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=30
+    ).filter(lambda line: "SOLUTION" not in line and "HIDDEN TESTS" not in line),
+    max_size=5,
+)
+
+
+@given(
+    before=plain_lines,
+    inside=plain_lines,
+    after=plain_lines,
+    indent=st.sampled_from(["", "    ", "        ", "\t"]),
+)
+def test_only_the_marked_region_changes(before, inside, after, indent):
+    source = "\n".join(
+        [
+            *before,
+            indent + exercises.BEGIN_SOLUTION,
+            *inside,
+            indent + exercises.END_SOLUTION,
+            *after,
+        ]
+    )
+    cell = code(source, SOLUTION_META)
+    result = exercises.make_exercise(one_cell_notebook(cell)).cells[0].source
+    stub = [indent + line for line in exercises.CODE_STUB.split("\n")]
+    assert result == "\n".join([*before, *stub, *after])
 
 
 def test_exercise_path_naming():
