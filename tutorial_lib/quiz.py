@@ -223,9 +223,11 @@ class _QuestionView:
 
 def _feedback_html(result: Feedback) -> str:
     css = "tl-quiz-correct" if result.correct else "tl-quiz-wrong"
+    color = "#1a7f37" if result.correct else "#cf222e"  # green / red, readable on white
     verdict, explanation = result.text().split("\n", 1)
     return (
-        f'<div class="tl-quiz-verdict {css}">{html.escape(verdict)}</div>'
+        f'<div class="tl-quiz-verdict {css}" style="color:{color};font-weight:bold">'
+        f"{html.escape(verdict)}</div>"
         f'<div class="tl-quiz-explanation">{html.escape(explanation)}</div>'
     )
 
