@@ -296,6 +296,8 @@ class _TimeLimit:
     ``_CaseTimeout`` from a signal handler; it re-fires every 50 ms, so even a bare
     ``except:`` inside the loop only delays the stop. Elsewhere (other threads, Windows)
     a watchdog thread injects the exception with ``PyThreadState_SetAsyncExc``.
+    One bug no in-process limit can stop: a loop that swallows *every* exception
+    (a bare ``except:`` around its body). The kernel's restart button remains for that.
     """
 
     _REFIRE_S = 0.05
@@ -325,7 +327,8 @@ class _TimeLimit:
         if self._use_signal:
             signal.setitimer(signal.ITIMER_REAL, 0, 0)
             self.armed = False
-            signal.signal(signal.SIGALRM, self._previous)
+            # None means the old handler was not set from Python: restore the default.
+            signal.signal(signal.SIGALRM, self._previous or signal.SIG_DFL)
         else:
             self.armed = False
             assert self._watchdog is not None
