@@ -1,0 +1,177 @@
+"""The read tool: ``read_lines(root, args)``, every call along the same visible road.
+
+    arguments -> schema check -> business check -> (authorization: chapter 06)
+              -> execution -> result envelope
+
+- schema check: :func:`tutorial_lib.schemas.validate_with_schema` (the one JSON Schema);
+- business check: what no schema can see: inside the workspace, exists, a regular file,
+  not too large (:func:`tutorial_lib.workspace.open_beneath`);
+- execution: one streaming pass over the file: the requested lines are collected, every
+  newline is counted in 1 MiB chunks, so memory stays flat whatever the file size;
+- envelope: :func:`tutorial_lib.contracts.success` or ``failure``, never an exception.
+
+Lines are split on ``\\n`` only (a trailing ``\\r`` is dropped), the way ``wc -l`` and
+editors count them; ``total_lines`` counts a last line without a newline too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from tutorial_lib.contracts import ContractError, failure, success
+from tutorial_lib.schemas import validate_with_schema
+from tutorial_lib.workspace import Method, open_beneath
+
+__all__ = ["ReadLimits", "read_lines"]
+
+TOOL_NAME = "read_lines"
+_CHUNK_BYTES = 1 << 20
+_SNIFF_BYTES = 8192
+
+
+@dataclass(frozen=True)
+class ReadLimits:
+    """Server-side limits (not the model's to choose).
+
+    ``max_file_bytes``: larger files are refused (``file_too_large``): counting lines is a
+    full pass. ``max_line_chars``: a longer line is cut and marked ``"truncated": true``.
+    """
+
+    max_file_bytes: int = 256 * 1024 * 1024
+    max_line_chars: int = 4096
+
+
+def read_lines(
+    root: str | os.PathLike[str],
+    args: Any,
+    *,
+    limits: ReadLimits = ReadLimits(),
+    method: Method | None = None,
+) -> dict[str, Any]:
+    """Read ``args["count"]`` lines from ``args["start"]`` (1-based) of a text file in ``root``.
+
+    ``args`` is the raw argument object a model sent: ``{"path", "start", "count"}``.
+    Returns the result envelope; on success ``data`` holds ``path``, ``start``, ``lines``
+    (``[{"number", "text"}]`` with real line numbers), ``total_lines`` and ``has_more``.
+    Reading past the end succeeds with no lines. Bad input of any kind returns a failure
+    envelope with one code from :data:`tutorial_lib.contracts.CATALOGUE`; nothing raises.
+    """
+    try:
+        error = validate_with_schema(args)  # station 1: the schema
+        if error is not None:
+            raise error
+        path, start, count = args["path"], args["start"], args["count"]
+        opened = open_beneath(root, path, method=method)  # station 2: business rules
+        try:
+            if opened.size_bytes > limits.max_file_bytes:
+                raise ContractError(
+                    "file_too_large",
+                    f"'{path}' has {opened.size_bytes} bytes; this tool reads files up to"
+                    f" {limits.max_file_bytes} bytes",
+                    field="path",
+                    received=path,
+                )
+            with os.fdopen(opened.fd, "rb", closefd=False) as stream:
+                scan = _scan(stream, start, count, limits.max_line_chars)  # station 3
+        finally:
+            os.close(opened.fd)
+        lines = [_decode(n, raw, path, cut, limits.max_line_chars) for n, raw, cut in scan.lines]
+    except ContractError as exc:
+        return failure(TOOL_NAME, exc)
+    except OSError:  # the storage failed mid-read (EIO and the like)
+        return failure(
+            TOOL_NAME,
+            ContractError(
+                "temporary_unavailable",
+                f"reading '{args['path']}' failed mid-way; retry shortly",
+                field="path",
+                received=args["path"],
+            ),
+        )
+    return success(
+        TOOL_NAME,
+        {
+            "path": path,
+            "start": start,
+            "lines": lines,
+            "total_lines": scan.total_lines,
+            "has_more": start - 1 + len(lines) < scan.total_lines,
+        },
+    )
+
+
+@dataclass(frozen=True)
+class _Scan:
+    lines: list[tuple[int, bytes, bool]]  # (number, raw bytes, cut?)
+    total_lines: int
+
+
+def _scan(stream: Any, start: int, count: int, max_line_chars: int) -> _Scan:
+    """One pass: collect lines ``start .. start+count-1``, count all newlines, check binary."""
+    end = start + count  # first line number NOT wanted
+    # Bytes kept per line: a UTF-8 character has at most 4 bytes.
+    keep = max_line_chars * 4
+    number = 1  # number of the line the next byte belongs to
+    collected: list[tuple[int, bytes, bool]] = []
+    current = bytearray()
+    cut = False
+    last_byte = b""
+    first = True
+    while chunk := stream.read(_CHUNK_BYTES):
+        if first and b"\x00" in chunk[:_SNIFF_BYTES]:
+            raise ContractError("binary_file", "the file is binary, not text")
+        first = False
+        last_byte = chunk[-1:]
+        newlines = chunk.count(b"\n")
+        if number + newlines < start or number >= end:
+            number += newlines  # nothing of the wanted range in this chunk: just count
+            continue
+        position = 0
+        while True:
+            newline = chunk.find(b"\n", position)
+            piece = chunk[position:] if newline == -1 else chunk[position:newline]
+            if start <= number < end:
+                room = keep - len(current)
+                if len(piece) > room:
+                    cut = True
+                current += piece[: max(room, 0)]
+            if newline == -1:
+                break
+            if start <= number < end:
+                collected.append((number, bytes(current), cut))
+                current, cut = bytearray(), False
+            number += 1
+            position = newline + 1
+    ends_open = last_byte not in (b"", b"\n")  # a last line without a trailing newline
+    total = number if ends_open else number - 1
+    if ends_open and start <= number < end:
+        collected.append((number, bytes(current), cut))
+    return _Scan(collected, total)
+
+
+def _decode(number: int, raw: bytes, path: str, cut: bool, max_chars: int) -> dict[str, Any]:
+    if b"\x00" in raw:
+        raise ContractError("binary_file", f"'{path}' contains NUL bytes: it is not text")
+    if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]  # a UTF-8 byte order mark is not part of the text
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if cut and exc.reason == "unexpected end of data":
+            text = raw[: exc.start].decode("utf-8")  # the cut split the last character
+        else:
+            raise ContractError(
+                "undecodable_text",
+                f"line {number} of '{path}' is not valid UTF-8 (byte {exc.start + 1} of the"
+                " line); this tool reads UTF-8 text only",
+                field="path",
+                received=path,
+            ) from None
+    line: dict[str, Any] = {"number": number, "text": text[:max_chars] if cut else text}
+    if cut:
+        line["truncated"] = True
+    return line

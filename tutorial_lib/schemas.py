@@ -1,0 +1,345 @@
+"""read_lines' argument contract: one JSON Schema, two validators, one table of examples.
+
+The schema is the single source for the model-facing description, for validation and for
+the tests. It is validated twice, to teach the difference:
+
+- :func:`validate_manually`: hand-written checks of this limited contract (chapter 01
+  builds it; ``type(x) is int`` on purpose, because ``bool`` is a subclass of ``int``);
+- :func:`validate_with_schema`: the same schema through ``jsonschema``, its errors
+  translated into contract errors with ``field``, ``received`` and ``expected``.
+
+Both must give the same answer for every row of :data:`READ_LINES_EXAMPLES`, the table of
+normal and counter examples that tests, exercise checks and the description all share.
+What no schema can see (inside the workspace? exists? a regular text file?) is checked in
+code by :mod:`tutorial_lib.workspace` and :mod:`tutorial_lib.files`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+from jsonschema import Draft202012Validator
+
+from tutorial_lib.contracts import ContractError
+
+__all__ = [
+    "MAX_COUNT",
+    "READ_LINES_DESCRIPTION",
+    "READ_LINES_EXAMPLES",
+    "READ_LINES_SCHEMA",
+    "ArgumentExample",
+    "validate_manually",
+    "validate_with_schema",
+]
+
+MAX_COUNT = 20
+MAX_PATH_CHARS = 4096
+FIELDS = ("path", "start", "count")
+
+READ_LINES_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_PATH_CHARS,
+            "pattern": "\\S",
+            "description": (
+                "Path of a UTF-8 text file, relative to the workspace root, with '/' between"
+                " parts, e.g. 'src/auth/session.ts'. No absolute paths; '..' may not leave"
+                " the workspace. Binary files, directories and special files are refused."
+            ),
+        },
+        "start": {
+            "type": "integer",
+            "minimum": 1,
+            "description": (
+                "Number of the first line to return, counted from 1 (the first line of the"
+                " file is 1, not 0). Past the end of the file is allowed: no lines come back,"
+                " and total_lines says how many there are."
+            ),
+        },
+        "count": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_COUNT,
+            "description": (
+                f"How many lines to return, from 1 to {MAX_COUNT}. Fewer come back at the end"
+                " of the file; has_more says whether lines follow the returned ones."
+            ),
+        },
+    },
+    "required": list(FIELDS),
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True)
+class ArgumentExample:
+    """One row of the shared table: arguments and the contract's verdict on them.
+
+    ``code`` is None for a valid call, else the error code; ``field`` names the argument
+    at fault (omitted when the whole object is wrong). ``in_description`` marks the rows
+    the model-facing description quotes.
+    """
+
+    name: str
+    args: Any
+    code: str | None = None
+    field: str | None = None
+    in_description: bool = False
+    note: str = ""
+
+    @property
+    def verdict(self) -> tuple[str, str | None] | None:
+        """``None`` for valid arguments, else ``(code, field)``: what validators must return."""
+        return None if self.code is None else (self.code, self.field)
+
+
+def _ok(name: str, args: Any, **kw: Any) -> ArgumentExample:
+    return ArgumentExample(name, args, **kw)
+
+
+def _bad(name: str, args: Any, code: str, field: str | None, **kw: Any) -> ArgumentExample:
+    return ArgumentExample(name, args, code, field, **kw)
+
+
+_P = "notes.txt"
+
+#: Normal and counter examples of read_lines' arguments (schema-level checks only).
+READ_LINES_EXAMPLES: tuple[ArgumentExample, ...] = (
+    _ok("first two lines", {"path": _P, "start": 1, "count": 2}, in_description=True),
+    _ok("a nested path", {"path": "src/auth/session.ts", "start": 40, "count": 5}),
+    _ok("the largest page", {"path": _P, "start": 1, "count": MAX_COUNT}),
+    _ok("past the end is still a valid call", {"path": _P, "start": 10_000, "count": 1}),
+    _bad("not an object", ["notes.txt", 1, 2], "invalid_type", None),
+    _bad("count missing", {"path": _P, "start": 1}, "missing_field", "count"),
+    _bad("everything missing", {}, "missing_field", "path"),
+    _bad(
+        "a misspelt field",
+        {"path": _P, "start": 1, "count": 2, "lenght": 5},
+        "unknown_field",
+        "lenght",
+    ),
+    _bad(
+        "line 0 (0-based thinking)",
+        {"path": _P, "start": 0, "count": 2},
+        "invalid_range",
+        "start",
+        in_description=True,
+        note="lines are numbered from 1",
+    ),
+    _bad("a negative line", {"path": _P, "start": -3, "count": 2}, "invalid_range", "start"),
+    _bad("count 0", {"path": _P, "start": 1, "count": 0}, "invalid_range", "count"),
+    _bad(
+        "count above the cap",
+        {"path": _P, "start": 1, "count": MAX_COUNT + 1},
+        "invalid_range",
+        "count",
+        in_description=True,
+        note=f"at most {MAX_COUNT} lines per call",
+    ),
+    _bad(
+        "an integer written as a string",
+        {"path": _P, "start": "1", "count": 2},
+        "invalid_type",
+        "start",
+        in_description=True,
+        note="numbers are JSON numbers, not strings",
+    ),
+    _bad("true as an integer", {"path": _P, "start": True, "count": 2}, "invalid_type", "start"),
+    _bad("false as an integer", {"path": _P, "start": 1, "count": False}, "invalid_type", "count"),
+    _bad("a float", {"path": _P, "start": 1.5, "count": 2}, "invalid_type", "start"),
+    _bad("a whole float", {"path": _P, "start": 2.0, "count": 2}, "invalid_type", "start"),
+    _bad("null for a line", {"path": _P, "start": None, "count": 2}, "invalid_type", "start"),
+    _bad("a path that is a number", {"path": 7, "start": 1, "count": 2}, "invalid_type", "path"),
+    _bad("an empty path", {"path": "", "start": 1, "count": 2}, "invalid_path", "path"),
+    _bad("a whitespace path", {"path": "  \t", "start": 1, "count": 2}, "invalid_path", "path"),
+    _bad(
+        "a path longer than the cap",
+        {"path": "a" * (MAX_PATH_CHARS + 1), "start": 1, "count": 2},
+        "invalid_path",
+        "path",
+    ),
+    _bad(
+        "missing beats wrong type",
+        {"start": "1", "count": 2},
+        "missing_field",
+        "path",
+        note="errors are reported in a fixed order: object, missing, unknown, then each field",
+    ),
+)
+
+
+def validate_manually(args: Any) -> ContractError | None:
+    """Check ``args`` against the limited contract by hand; return the first error or None.
+
+    Order (the same as :func:`validate_with_schema`): the whole object, missing fields,
+    unknown fields, then each field in schema order, type before range.
+    """
+    if not isinstance(args, dict):
+        return ContractError(
+            "invalid_type",
+            "arguments must be a JSON object with path, start and count",
+            received=args,
+            expected="object",
+        )
+    for name in FIELDS:
+        if name not in args:
+            return _missing(name)
+    for name in sorted(args):
+        if name not in FIELDS:
+            return _unknown(name, args[name])
+    path = args["path"]
+    if not isinstance(path, str):
+        return _wrong_type("path", path, "string")
+    if not path.strip() or len(path) > MAX_PATH_CHARS:
+        return _bad_path(path)
+    for name, low, high in (("start", 1, None), ("count", 1, MAX_COUNT)):
+        value = args[name]
+        if type(value) is not int:  # not isinstance: True and False are ints in Python
+            return _wrong_type(name, value, "integer")
+        if value < low or (high is not None and value > high):
+            return _out_of_range(name, value, low, high)
+    return None
+
+
+# jsonschema follows JSON Schema: 2.0 *is* an integer there, and Python's True passes an
+# isinstance(int) check. The contract says integer means a JSON integer: 1, not 1.0, not true.
+_STRICT_TYPES = Draft202012Validator.TYPE_CHECKER.redefine(
+    "integer", lambda _checker, value: type(value) is int
+)
+StrictValidator = jsonschema.validators.extend(Draft202012Validator, type_checker=_STRICT_TYPES)
+_VALIDATOR = StrictValidator(READ_LINES_SCHEMA)
+
+
+def validate_with_schema(args: Any) -> ContractError | None:
+    """Check ``args`` with ``jsonschema`` and translate the first error into a contract error."""
+    errors = list(_VALIDATOR.iter_errors(args))
+    if not errors:
+        return None
+    return _translate(min(errors, key=_rank), args)
+
+
+def _rank(error: jsonschema.ValidationError) -> tuple[int, int, int]:
+    """Sort key giving the manual validator's order."""
+    if not error.path:
+        order = {"type": 0, "required": 1, "additionalProperties": 2}
+        return (order.get(error.validator, 3), 0, 0)
+    name = str(error.path[0])
+    field_order = FIELDS.index(name) if name in FIELDS else len(FIELDS)
+    return (4, field_order, 0 if error.validator == "type" else 1)
+
+
+def _translate(error: jsonschema.ValidationError, args: Any) -> ContractError:
+    if not error.path:
+        if error.validator == "type":
+            return ContractError(
+                "invalid_type",
+                "arguments must be a JSON object with path, start and count",
+                received=args,
+                expected="object",
+            )
+        if error.validator == "required":
+            return _missing(next(name for name in FIELDS if name not in args))
+        if error.validator == "additionalProperties":
+            name = min(k for k in args if k not in FIELDS)
+            return _unknown(name, args[name])
+    name = str(error.path[0])
+    value = error.instance
+    if error.validator == "type":
+        return _wrong_type(name, value, str(error.validator_value))
+    if name == "path":
+        return _bad_path(value)
+    if error.validator in ("minimum", "maximum"):
+        schema = READ_LINES_SCHEMA["properties"][name]
+        return _out_of_range(name, value, schema["minimum"], schema.get("maximum"))
+    raise AssertionError(
+        f"untranslated schema error: {error.validator} on {name}"
+    )  # pragma: no cover
+
+
+def _missing(name: str) -> ContractError:
+    return ContractError(
+        "missing_field",
+        f"the argument '{name}' is required",
+        field=name,
+        expected=_describe_field(name),
+    )
+
+
+def _unknown(name: str, value: Any) -> ContractError:
+    return ContractError(
+        "unknown_field",
+        f"read_lines has no argument '{name}'; it accepts only {', '.join(FIELDS)}",
+        field=name,
+        received=value,
+        allowed_values=list(FIELDS),
+    )
+
+
+def _wrong_type(name: str, value: Any, expected: str) -> ContractError:
+    shown = json.dumps(value, ensure_ascii=False) if _jsonable(value) else repr(value)
+    return ContractError(
+        "invalid_type",
+        f"'{name}' must be a JSON {expected}, got {shown}",
+        field=name,
+        received=value,
+        expected=expected,
+    )
+
+
+def _bad_path(value: str) -> ContractError:
+    return ContractError(
+        "invalid_path",
+        "'path' must name a file relative to the workspace root, e.g. 'src/app.py'",
+        field="path",
+        received=value,
+        expected=f"non-blank string of at most {MAX_PATH_CHARS} characters",
+    )
+
+
+def _out_of_range(name: str, value: int, low: int, high: int | None) -> ContractError:
+    expected = f"integer >= {low}" if high is None else f"integer from {low} to {high}"
+    hint = " (line numbers start at 1)" if name == "start" else ""
+    return ContractError(
+        "invalid_range",
+        f"'{name}' must be an {expected}, got {value}{hint}",
+        field=name,
+        received=value,
+        expected=expected,
+    )
+
+
+def _describe_field(name: str) -> str:
+    spec = READ_LINES_SCHEMA["properties"][name]
+    return str(spec["type"])
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _description() -> str:
+    good = [e for e in READ_LINES_EXAMPLES if e.in_description and e.code is None]
+    bad = [e for e in READ_LINES_EXAMPLES if e.in_description and e.code is not None]
+    lines = [
+        f"Read up to {MAX_COUNT} consecutive lines of one UTF-8 text file in the workspace."
+        " Returns each line with its real 1-based number, total_lines of the file, and"
+        " has_more. Read-only. Use a search tool first if you do not know the path.",
+        "Example: " + ", ".join(json.dumps(e.args) for e in good),
+    ]
+    lines += [f"Not: {json.dumps(e.args)} ({e.note})" for e in bad]
+    return "\n".join(lines)
+
+
+#: The model-facing description, built from the same table the tests use.
+READ_LINES_DESCRIPTION = _description()

@@ -1,0 +1,321 @@
+"""The workspace sandbox: open a file beneath a root directory, with no check-then-open race.
+
+The naive way resolves the path, checks that it is inside the root, then opens it. Between
+the check and the open another process can swap a symlink, and the open follows it out.
+Here the check IS the open: the kernel resolves the path relative to a directory we hold
+open and refuses to leave it.
+
+- Linux 5.6+: ``openat2(root_fd, path, RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS)`` through
+  ctypes (Python's ``os`` does not wrap it).
+- Elsewhere: a walk, one component at a time, each opened with ``dir_fd`` and
+  ``O_NOFOLLOW``; a symlink found on the way is read with ``readlink`` and its target
+  resolved by the same walk, so ``..`` can never climb above the root.
+
+Symlinks that stay inside the root are followed (like Go's ``os.Root`` and Rust's
+cap-std); symlinks that lead out are refused (``outside_workspace``). Only regular files
+are returned: the file is opened with ``O_NONBLOCK`` (a FIFO would otherwise block the
+open forever) and ``fstat`` must say S_ISREG. Hard links to outside files cannot be told
+apart from ordinary files by any path check; keep them out of workspaces.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Literal
+
+from tutorial_lib.contracts import ContractError
+
+__all__ = [
+    "OpenedFile",
+    "check_relative_path",
+    "openat2_available",
+    "open_beneath",
+]
+
+Method = Literal["openat2", "walk"]
+
+_RESOLVE_NO_MAGICLINKS = 0x02
+_RESOLVE_BENEATH = 0x08
+_SYS_OPENAT2 = {"x86_64": 437, "aarch64": 437, "arm64": 437}.get(platform.machine())
+_MAX_SYMLINKS = 40  # the kernel's own limit
+_EAGAIN_RETRIES = 3
+_FILE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+
+
+class _OpenHow(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+
+@dataclass(frozen=True)
+class OpenedFile:
+    """A regular file opened beneath the root: its descriptor (owned by you) and its size."""
+
+    fd: int
+    size_bytes: int
+    method: Method
+
+
+def check_relative_path(path: str) -> PurePosixPath:
+    """Lexical checks the kernel cannot make for us; returns the normalized relative path.
+
+    Refuses NUL bytes (``invalid_path``), absolute paths (``absolute_path_not_allowed``)
+    and ``..`` that climbs above the root (``outside_workspace``). A ``..`` that stays
+    inside (``src/../notes.txt``) is folded away here, so neither open method ever sees one.
+    """
+    if "\x00" in path:
+        raise ContractError(
+            "invalid_path", "'path' contains a NUL byte", field="path", received=path
+        )
+    if path.startswith("/"):
+        raise ContractError(
+            "absolute_path_not_allowed",
+            "'path' must be relative to the workspace root, e.g. 'src/app.py'",
+            field="path",
+            received=path,
+            suggestion="drop the leading '/' and any workspace prefix",
+        )
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                raise _outside(path)
+            parts.pop()
+        else:
+            parts.append(part)
+    if not parts:
+        raise ContractError(
+            "not_a_file", "'path' names the workspace root itself", field="path", received=path
+        )
+    return PurePosixPath(*parts)
+
+
+def openat2_available() -> bool:
+    """Whether this kernel and CPU offer openat2 (Linux 5.6+ on x86_64 or arm64)."""
+    return _openat2_probe()
+
+
+def open_beneath(
+    root: str | os.PathLike[str], path: str, *, method: Method | None = None
+) -> OpenedFile:
+    """Open the regular file ``path`` beneath ``root`` for reading, or raise ContractError.
+
+    ``method`` forces ``"openat2"`` or ``"walk"`` (tests and the chapter compare them);
+    by default openat2 is used where available.
+    """
+    relative = check_relative_path(path)
+    chosen = method or ("openat2" if openat2_available() else "walk")
+    root_fd = _open_root(root)
+    try:
+        if chosen == "openat2":
+            fd = _open_with_openat2(root_fd, str(relative), path)
+        else:
+            fd = _open_with_walk(root_fd, relative.parts, path)
+    finally:
+        os.close(root_fd)
+    try:
+        info = os.fstat(fd)
+    except OSError:  # pragma: no cover - fstat on a fresh descriptor does not fail
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise ContractError(
+            "not_a_file",
+            f"'{path}' is a {_kind(info.st_mode)}, not a regular file",
+            field="path",
+            received=path,
+        )
+    return OpenedFile(fd=fd, size_bytes=info.st_size, method=chosen)
+
+
+def _open_root(root: str | os.PathLike[str]) -> int:
+    try:
+        return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        # The workspace itself is server configuration, not the model's input.
+        raise ContractError(
+            "temporary_unavailable",
+            f"the workspace cannot be opened ({errno.errorcode.get(exc.errno, exc.errno)})",
+        ) from None
+
+
+_libc: ctypes.CDLL | None = None
+_openat2_state: list[bool] = []  # probed once per process; the kernel does not change
+
+
+def _syscall() -> Callable[..., int]:
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+    return _libc.syscall
+
+
+def _raw_openat2(dir_fd: int, path: str, flags: int, resolve: int) -> int:
+    how = _OpenHow(flags=flags, mode=0, resolve=resolve)
+    syscall = _syscall()
+    fd = syscall(
+        ctypes.c_long(_SYS_OPENAT2),
+        ctypes.c_int(dir_fd),
+        ctypes.c_char_p(os.fsencode(path)),
+        ctypes.byref(how),
+        ctypes.c_size_t(ctypes.sizeof(how)),
+    )
+    if fd < 0:
+        err = ctypes.get_errno()
+        raise OSError(err, os.strerror(err), path)
+    return fd
+
+
+def _openat2_probe() -> bool:
+    if not _openat2_state:
+        available = False
+        if _SYS_OPENAT2 is not None and platform.system() == "Linux":
+            try:
+                os.close(_raw_openat2(-100, ".", os.O_RDONLY | os.O_CLOEXEC, 0))  # AT_FDCWD
+                available = True
+            except OSError:
+                available = False  # ENOSYS (old kernel) or EPERM (seccomp): use the walk
+        _openat2_state.append(available)
+    return _openat2_state[0]
+
+
+def _open_with_openat2(root_fd: int, relative: str, shown: str) -> int:
+    for _attempt in range(_EAGAIN_RETRIES):
+        try:
+            return _raw_openat2(
+                root_fd, relative, _FILE_FLAGS, _RESOLVE_BENEATH | _RESOLVE_NO_MAGICLINKS
+            )
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN:  # EAGAIN: a rename raced the lookup; try again
+                raise _translate(exc, shown) from None
+    raise ContractError(
+        "temporary_unavailable",
+        "the workspace changed while the path was being resolved; retry shortly",
+        field="path",
+        received=shown,
+    )
+
+
+def _open_with_walk(root_fd: int, parts: tuple[str, ...], shown: str) -> int:
+    """Resolve ``parts`` beneath ``root_fd`` by hand, following only symlinks that stay inside."""
+    stack = [os.dup(root_fd)]  # directories from the root down to the current one
+    pending = list(parts)
+    links_followed = 0
+    try:
+        while pending:
+            part = pending.pop(0)
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if len(stack) == 1:
+                    raise _outside(shown)
+                os.close(stack.pop())
+                continue
+            last = not pending
+            flags = (_FILE_FLAGS | getattr(os, "O_NOFOLLOW", 0)) if last else _DIR_FLAGS
+            try:
+                fd = os.open(part, flags, dir_fd=stack[-1])
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise _translate(exc, shown) from None
+                target = _read_link(part, stack[-1])
+                if target is None:  # not a symlink: a genuine ENOTDIR or ELOOP
+                    raise _translate(exc, shown) from None
+                links_followed += 1
+                if links_followed > _MAX_SYMLINKS:
+                    raise _translate(OSError(errno.ELOOP, "too many links"), shown) from None
+                if target.startswith("/"):
+                    raise _outside(shown) from None
+                pending = target.split("/") + pending
+                continue
+            if last:
+                return fd
+            stack.append(fd)
+        # Every part was "." or ".." or a link to a directory: the path names a directory.
+        raise ContractError(
+            "not_a_file",
+            f"'{shown}' is a directory, not a regular file",
+            field="path",
+            received=shown,
+        )
+    finally:
+        for fd in stack:
+            os.close(fd)
+
+
+def _read_link(name: str, dir_fd: int) -> str | None:
+    try:
+        return os.readlink(name, dir_fd=dir_fd)
+    except OSError:
+        return None
+
+
+def _outside(path: str) -> ContractError:
+    return ContractError(
+        "outside_workspace",
+        f"'{path}' leads outside the workspace; only files inside it can be read",
+        field="path",
+        received=path,
+    )
+
+
+def _translate(exc: OSError, path: str) -> ContractError:
+    code = exc.errno
+    if code == errno.EXDEV:
+        return _outside(path)
+    if code in (errno.ENOENT, errno.ENOTDIR):
+        return ContractError(
+            "not_found",
+            f"no file at '{path}' in the workspace",
+            field="path",
+            received=path,
+            suggestion="search for the file name first, then read the path it reports",
+        )
+    if code in (errno.EACCES, errno.EPERM):
+        return ContractError(
+            "permission_denied",
+            f"the workspace denies reading '{path}'",
+            field="path",
+            received=path,
+        )
+    if code == errno.ELOOP:
+        return ContractError(
+            "invalid_path",
+            f"'{path}' runs into a symlink loop or a link that cannot be followed",
+            field="path",
+            received=path,
+        )
+    if code == errno.ENAMETOOLONG:
+        return ContractError("invalid_path", "'path' is too long", field="path", received=path)
+    if code in (errno.ENXIO, errno.EOPNOTSUPP, errno.EISDIR):
+        return ContractError(
+            "not_a_file", f"'{path}' is not a regular file", field="path", received=path
+        )
+    return ContractError(
+        "temporary_unavailable",
+        f"reading '{path}' failed ({errno.errorcode.get(code or 0, code)}); retry shortly",
+        field="path",
+        received=path,
+    )
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISFIFO(mode):
+        return "FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "special file"
