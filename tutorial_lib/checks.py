@@ -15,6 +15,7 @@ import ctypes
 import math
 import re
 import signal
+import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -263,18 +264,25 @@ def first_difference(expected: Any, got: Any, where: str = "") -> str | None:
 
 
 def describe(value: Any) -> str:
-    """A short, deterministic repr: memory addresses removed, long values cut with '…'."""
+    """A short, deterministic repr: memory addresses and temp dirs hidden, long values cut.
+
+    A path inside a fresh temporary directory prints as ``<tmp>/...``: the random part
+    would change on every run (and leak a machine path into the notebook).
+    """
     try:
         text = repr(value)
     except Exception as exc:  # noqa: BLE001 - a learner's broken __repr__
         text = f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
     text = _ADDRESS.sub("", text)
+    text = _TEMP_DIR.sub("<tmp>", text)
     if len(text) > _MAX_REPR:
         text = text[: _MAX_REPR - 1] + "…"
     return text
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+# "<tempdir>/<one random name>" as made by tempfile.mkdtemp / TemporaryDirectory
+_TEMP_DIR = re.compile(re.escape(tempfile.gettempdir()) + r"/[^/'\"\s)]+")
 
 
 def _describe_exception(exc: BaseException) -> str:
