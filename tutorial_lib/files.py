@@ -20,6 +20,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+import numpy
+
 from tutorial_lib.contracts import ContractError, failure, success
 from tutorial_lib.schemas import validate_with_schema
 from tutorial_lib.workspace import Method, open_beneath
@@ -29,6 +31,7 @@ __all__ = ["ReadLimits", "read_lines"]
 TOOL_NAME = "read_lines"
 _CHUNK_BYTES = 1 << 20
 _SNIFF_BYTES = 8192
+_NEWLINE = ord("\n")
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,8 @@ def read_lines(
                     field="path",
                     received=path,
                 )
-            with os.fdopen(opened.fd, "rb", closefd=False) as stream:
-                scan = _scan(stream, start, count, limits.max_line_chars)  # station 3
+            with os.fdopen(opened.fd, "rb", buffering=0, closefd=False) as stream:
+                scan = _scan(stream, path, start, count, limits.max_line_chars)  # station 3
         finally:
             os.close(opened.fd)
         lines = [_decode(n, raw, path, cut, limits.max_line_chars) for n, raw, cut in scan.lines]
@@ -108,27 +111,37 @@ class _Scan:
     total_lines: int
 
 
-def _scan(stream: Any, start: int, count: int, max_line_chars: int) -> _Scan:
+def _scan(stream: Any, path: str, start: int, count: int, max_line_chars: int) -> _Scan:
     """One pass: collect lines ``start .. start+count-1``, count all newlines, check binary."""
     end = start + count  # first line number NOT wanted
-    # Bytes kept per line: a UTF-8 character has at most 4 bytes.
-    keep = max_line_chars * 4
+    # Bytes kept per line: a UTF-8 character has at most 4 bytes, plus room for a BOM (3)
+    # and a trailing "\r" (1), which _decode strips before counting characters.
+    keep = max_line_chars * 4 + 4
     number = 1  # number of the line the next byte belongs to
     collected: list[tuple[int, bytes, bool]] = []
     current = bytearray()
     cut = False
     last_byte = b""
     first = True
-    while chunk := stream.read(_CHUNK_BYTES):
-        if first and b"\x00" in chunk[:_SNIFF_BYTES]:
-            raise ContractError("binary_file", "the file is binary, not text")
+    # One reused buffer (a fresh 1 MiB bytes object per chunk costs page faults), viewed as
+    # a numpy array: bytes.count(b"\n") is a scalar, branchy loop, about 4-5x slower than
+    # `wc -l` on lines of varying length; numpy's vectorized compare-and-count matches it.
+    buffer = bytearray(_CHUNK_BYTES)
+    as_array = numpy.frombuffer(buffer, dtype=numpy.uint8)
+    while size := stream.readinto(buffer):
+        if first and buffer.find(b"\x00", 0, min(size, _SNIFF_BYTES)) != -1:
+            raise _binary(path)
         first = False
-        last_byte = chunk[-1:]
-        newlines = chunk.count(b"\n")
+        last_byte = bytes(buffer[size - 1 : size])
+        newlines = int(numpy.count_nonzero(as_array[:size] == _NEWLINE))
         if number + newlines < start or number >= end:
             number += newlines  # nothing of the wanted range in this chunk: just count
             continue
+        chunk = bytes(buffer[:size])  # only the chunk(s) holding the wanted lines are copied
         position = 0
+        if number < start:  # jump to line `start` (it begins in this chunk); split walks in C
+            position = len(chunk) - len(chunk.split(b"\n", start - number)[-1])
+            number = start
         while True:
             newline = chunk.find(b"\n", position)
             piece = chunk[position:] if newline == -1 else chunk[position:newline]
@@ -144,6 +157,9 @@ def _scan(stream: Any, start: int, count: int, max_line_chars: int) -> _Scan:
                 current, cut = bytearray(), False
             number += 1
             position = newline + 1
+            if number >= end:  # past the wanted range: the rest of the chunk is just counted
+                number += chunk.count(b"\n", position)
+                break
     ends_open = last_byte not in (b"", b"\n")  # a last line without a trailing newline
     total = number if ends_open else number - 1
     if ends_open and start <= number < end:
@@ -153,7 +169,7 @@ def _scan(stream: Any, start: int, count: int, max_line_chars: int) -> _Scan:
 
 def _decode(number: int, raw: bytes, path: str, cut: bool, max_chars: int) -> dict[str, Any]:
     if b"\x00" in raw:
-        raise ContractError("binary_file", f"'{path}' contains NUL bytes: it is not text")
+        raise _binary(path)
     if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]  # a UTF-8 byte order mark is not part of the text
     if raw.endswith(b"\r"):
@@ -171,7 +187,19 @@ def _decode(number: int, raw: bytes, path: str, cut: bool, max_chars: int) -> di
                 field="path",
                 received=path,
             ) from None
+    # Characters, not bytes, decide: an ASCII line can exceed max_chars without being cut.
+    cut = cut or len(text) > max_chars
     line: dict[str, Any] = {"number": number, "text": text[:max_chars] if cut else text}
     if cut:
         line["truncated"] = True
     return line
+
+
+def _binary(path: str) -> ContractError:
+    return ContractError(
+        "binary_file",
+        f"'{path}' contains NUL bytes: it is a binary file, not text",
+        field="path",
+        received=path,
+        suggestion="read_lines reads text files only; choose a source or text file",
+    )

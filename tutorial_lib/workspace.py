@@ -12,7 +12,9 @@ open and refuses to leave it.
   resolved by the same walk, so ``..`` can never climb above the root.
 
 Symlinks that stay inside the root are followed (like Go's ``os.Root`` and Rust's
-cap-std); symlinks that lead out are refused (``outside_workspace``). Only regular files
+cap-std); symlinks that lead out are refused (``outside_workspace``), and so are links with
+an absolute target, even one that names a place inside (as in ``os.Root``: "symbolic links
+must not be absolute"; RESOLVE_BENEATH refuses them too). Only regular files
 are returned: the file is opened with ``O_NONBLOCK`` (a FIFO would otherwise block the
 open forever) and ``fstat`` must say S_ISREG. Hard links to outside files cannot be told
 apart from ordinary files by any path check; keep them out of workspaces.
@@ -45,6 +47,7 @@ _RESOLVE_NO_MAGICLINKS = 0x02
 _RESOLVE_BENEATH = 0x08
 _SYS_OPENAT2 = {"x86_64": 437, "aarch64": 437, "arm64": 437}.get(platform.machine())
 _MAX_SYMLINKS = 40  # the kernel's own limit
+_PATH_MAX = 4096  # bytes, the terminating NUL included (Linux)
 _EAGAIN_RETRIES = 3
 _FILE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
@@ -66,14 +69,22 @@ class OpenedFile:
 def check_relative_path(path: str) -> PurePosixPath:
     """Lexical checks the kernel cannot make for us; returns the normalized relative path.
 
-    Refuses NUL bytes (``invalid_path``), absolute paths (``absolute_path_not_allowed``)
-    and ``..`` that climbs above the root (``outside_workspace``). A ``..`` that stays
-    inside (``src/../notes.txt``) is folded away here, so neither open method ever sees one.
+    Refuses NUL bytes and text that is not encodable as UTF-8 (``invalid_path``), absolute
+    paths (``absolute_path_not_allowed``) and ``..`` that climbs above the root
+    (``outside_workspace``). A ``..`` that stays inside (``src/../notes.txt``) is folded
+    away here, so neither open method ever sees one. A result longer than the kernel's
+    PATH_MAX is ``invalid_path`` here, so both open methods agree on it.
     """
     if "\x00" in path:
         raise ContractError(
             "invalid_path", "'path' contains a NUL byte", field="path", received=path
         )
+    try:
+        path.encode("utf-8")  # a lone surrogate (JSON allows "\ud800") has no bytes
+    except UnicodeEncodeError:
+        raise ContractError(
+            "invalid_path", "'path' is not valid Unicode text", field="path", received=path
+        ) from None
     if path.startswith("/"):
         raise ContractError(
             "absolute_path_not_allowed",
@@ -96,6 +107,9 @@ def check_relative_path(path: str) -> PurePosixPath:
         raise ContractError(
             "not_a_file", "'path' names the workspace root itself", field="path", received=path
         )
+    if len("/".join(parts).encode("utf-8")) >= _PATH_MAX:
+        # openat2 would say ENAMETOOLONG, the walk (short parts) might say ENOENT
+        raise ContractError("invalid_path", "'path' is too long", field="path", received=path)
     return PurePosixPath(*parts)
 
 
