@@ -36,6 +36,7 @@ from jsonschema import Draft202012Validator
 
 from tutorial_lib import files
 from tutorial_lib.contracts import CATALOGUE, ENVELOPE_SCHEMA
+from tutorial_lib.contracts import dumps as contracts_dumps
 from tutorial_lib.files import ReadLimits, read_lines
 from tutorial_lib.schemas import (
     MAX_COUNT,
@@ -249,10 +250,11 @@ def test_bad_arguments_get_one_predictable_code(
     assert (result["error"]["code"], result["error"].get("field")) == (code, field)
 
 
-def test_huge_numbers_are_fine(ws: Workspace) -> None:
-    # JSON allows any integer; only the contract's bounds matter
-    data = ws.ok("notes.txt", 10**300, MAX_COUNT)
+def test_huge_numbers_meet_the_contracts_bounds(ws: Workspace) -> None:
+    # JSON allows any integer; the contract caps start at 2**53 - 1 (exact in every JSON tool)
+    data = ws.ok("notes.txt", 2**53 - 1, MAX_COUNT)
     assert data["lines"] == [] and data["total_lines"] == 3 and data["has_more"] is False
+    assert ws.read(args_for("notes.txt", 10**300))["error"]["code"] == "invalid_range"
     ws.read(args_for("notes.txt", -(10**300)))  # invariants only
     assert ws.read(args_for("notes.txt", 1, 10**300))["error"]["code"] == "invalid_range"
 
@@ -872,3 +874,20 @@ def test_naive_reader_leaks_under_the_same_race(tmp_path: Path, kind: str) -> No
             leaks += SECRET in text
     assert leaks, f"the naive reader did not leak in {attempts} attempts"
     print(f"naive[{kind}]: first leak after {attempts} attempts")
+
+
+@pytest.mark.parametrize("field", ["start", "count"])
+def test_integers_too_long_to_print_are_an_error_not_an_exception(
+    ws: Workspace, field: str
+) -> None:
+    # Python refuses to repr ints over 4300 digits; read_lines must still answer.
+    args = {"path": "notes.txt", "start": 1, "count": 1} | {field: 10**5000}
+    result = ws.read(args)
+    assert (result["error"]["code"], result["error"]["field"]) == ("invalid_range", field)
+    json.dumps(result, allow_nan=False)
+
+
+def test_a_lone_surrogate_is_echoed_as_valid_utf8(ws: Workspace) -> None:
+    result = ws.read(args_for("bad\ud800name.txt", 1, 1))
+    assert result["error"]["code"] == "invalid_path"
+    contracts_dumps(result).encode("utf-8")  # would raise UnicodeEncodeError if echoed raw

@@ -119,17 +119,27 @@ def json_safe(value: Any, _depth: int = 0) -> Any:
     """
     if _depth > 4:
         return "…"
-    if value is None or isinstance(value, (bool, int)):
+    if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, int):
+        # Python refuses to print ints of more than 4300 digits (sys.int_info); JSON would too.
+        return (
+            value if value.bit_length() < 10_000 else f"<an integer of {value.bit_length()} bits>"
+        )
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
     if isinstance(value, str):
+        # A lone surrogate ("\ud800" is valid JSON) cannot be written as UTF-8: escape it.
+        value = value.encode("utf-8", "backslashreplace").decode("utf-8")
         return value if len(value) <= 200 else value[:199] + "…"
     if isinstance(value, list):
         return [json_safe(v, _depth + 1) for v in value[:20]]
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
         return {k: json_safe(v, _depth + 1) for k, v in list(value.items())[:20]}
-    return repr(value)[:200]
+    try:
+        return repr(value)[:200]
+    except ValueError:  # e.g. a huge int inside a tuple
+        return f"<{type(value).__name__}>"
 
 
 def _error_schema() -> dict[str, Any]:

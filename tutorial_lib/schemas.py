@@ -24,7 +24,7 @@ import jsonschema
 from jsonschema import Draft202012Validator
 
 from tutorial_lib.checks import Case
-from tutorial_lib.contracts import ContractError
+from tutorial_lib.contracts import ContractError, json_safe
 
 __all__ = [
     "MAX_COUNT",
@@ -39,6 +39,8 @@ __all__ = [
 ]
 
 MAX_COUNT = 20
+#: The largest integer every JSON implementation reads exactly (JavaScript's MAX_SAFE_INTEGER).
+MAX_START = 2**53 - 1
 MAX_PATH_CHARS = 4096
 FIELDS = ("path", "start", "count")
 
@@ -60,6 +62,7 @@ READ_LINES_SCHEMA: dict[str, Any] = {
         "start": {
             "type": "integer",
             "minimum": 1,
+            "maximum": MAX_START,
             "description": (
                 "Number of the first line to return, counted from 1 (the first line of the"
                 " file is 1, not 0). Past the end of the file is allowed: no lines come back,"
@@ -137,6 +140,12 @@ READ_LINES_EXAMPLES: tuple[ArgumentExample, ...] = (
         note="lines are numbered from 1",
     ),
     _bad("a negative line", {"path": _P, "start": -3, "count": 2}, "invalid_range", "start"),
+    _bad(
+        "a line beyond JSON's exact integers",
+        {"path": _P, "start": MAX_START + 1, "count": 2},
+        "invalid_range",
+        "start",
+    ),
     _bad("count 0", {"path": _P, "start": 1, "count": 0}, "invalid_range", "count"),
     _bad(
         "count above the cap",
@@ -202,11 +211,11 @@ def validate_manually(args: Any) -> ContractError | None:
         return _wrong_type("path", path, "string")
     if not path.strip() or len(path) > MAX_PATH_CHARS:
         return _bad_path(path)
-    for name, low, high in (("start", 1, None), ("count", 1, MAX_COUNT)):
+    for name, low, high in (("start", 1, MAX_START), ("count", 1, MAX_COUNT)):
         value = args[name]
         if type(value) is not int:  # not isinstance: True and False are ints in Python
             return _wrong_type(name, value, "integer")
-        if value < low or (high is not None and value > high):
+        if not low <= value <= high:
             return _out_of_range(name, value, low, high)
     return None
 
@@ -222,7 +231,13 @@ _VALIDATOR = StrictValidator(READ_LINES_SCHEMA)
 
 def validate_with_schema(args: Any) -> ContractError | None:
     """Check ``args`` with ``jsonschema`` and translate the first error into a contract error."""
-    errors = list(_VALIDATOR.iter_errors(args))
+    try:
+        errors = list(_VALIDATOR.iter_errors(args))
+    except ValueError:
+        # jsonschema formats each message with repr(), which refuses ints of more than 4300
+        # digits. JSON parsers refuse them too, so no model sends one; the hand-written
+        # validator (same verdicts, safe messages) answers instead of an exception.
+        return validate_manually(args)
     if not errors:
         return None
     return _translate(min(errors, key=_rank), args)
@@ -286,7 +301,7 @@ def _unknown(name: str, value: Any) -> ContractError:
 
 
 def _wrong_type(name: str, value: Any, expected: str) -> ContractError:
-    shown = json.dumps(value, ensure_ascii=False) if _jsonable(value) else repr(value)
+    shown = _shown(value)
     return ContractError(
         "invalid_type",
         f"'{name}' must be a JSON {expected}, got {shown}",
@@ -311,7 +326,7 @@ def _out_of_range(name: str, value: int, low: int, high: int | None) -> Contract
     hint = " (line numbers start at 1)" if name == "start" else ""
     return ContractError(
         "invalid_range",
-        f"'{name}' must be an {expected}, got {value}{hint}",
+        f"'{name}' must be an {expected}, got {_shown(value)}{hint}",
         field=name,
         received=value,
         expected=expected,
@@ -323,12 +338,13 @@ def _describe_field(name: str) -> str:
     return str(spec["type"])
 
 
-def _jsonable(value: Any) -> bool:
+def _shown(value: Any) -> str:
+    """``value`` for a message: its JSON text, else a safe stand-in (never raises)."""
+    safe = json_safe(value)
     try:
-        json.dumps(value, allow_nan=False)
+        return json.dumps(safe, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError):
-        return False
-    return True
+        return str(safe)
 
 
 def _description() -> str:
@@ -356,6 +372,9 @@ _LEARNER_HINTS: dict[str, str] = {
     "a misspelt field": "additionalProperties: false：多出的字段（多半是拼错的）报 unknown_field。",
     "line 0 (0-based thinking)": "行号从 1 开始：start 为 0 是 invalid_range。",
     "a negative line": "start 的下限是 1：负数也是 invalid_range。",
+    "a line beyond JSON's exact integers": (
+        "start 最大是 2**53 - 1：更大的整数在很多 JSON 实现里不精确。"
+    ),
     "count 0": "count 的范围是 1 到 20。",
     "count above the cap": "count 最多 20：maximum 防止一次读入太多。",
     "an integer written as a string": "'1' 是字符串：不要悄悄转换成整数，报 invalid_type。",
