@@ -23,10 +23,11 @@ from typing import Any
 import numpy
 
 from tutorial_lib.contracts import ContractError, failure, success
-from tutorial_lib.schemas import validate_with_schema
+from tutorial_lib.schemas import READ_LINES_DESCRIPTION, READ_LINES_SCHEMA, validate_with_schema
+from tutorial_lib.toolspec import READ_ONLY_LOCAL, ToolSpec
 from tutorial_lib.workspace import Method, open_beneath
 
-__all__ = ["ReadLimits", "read_lines"]
+__all__ = ["READ_LINES_DATA_SCHEMA", "READ_LINES_SPEC", "ReadLimits", "read_lines"]
 
 TOOL_NAME = "read_lines"
 _CHUNK_BYTES = 1 << 20
@@ -203,3 +204,41 @@ def _binary(path: str) -> ContractError:
         received=path,
         suggestion="read_lines reads text files only; choose a source or text file",
     )
+
+
+#: JSON Schema of ``data`` in a successful read_lines result.
+READ_LINES_DATA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["path", "start", "lines", "total_lines", "has_more"],
+    "additionalProperties": False,
+    "properties": {
+        "path": {"type": "string"},
+        "start": {"type": "integer", "minimum": 1},
+        "lines": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["number", "text"],
+                "additionalProperties": False,
+                "properties": {
+                    "number": {"type": "integer", "minimum": 1},
+                    "text": {"type": "string"},
+                    "truncated": {"const": True},
+                },
+            },
+        },
+        "total_lines": {"type": "integer", "minimum": 0},
+        "has_more": {"type": "boolean"},
+    },
+}
+
+#: read_lines as the model sees it: one spec for registries, linters and exports.
+READ_LINES_SPEC = ToolSpec(
+    name=TOOL_NAME,
+    title="Read lines of a workspace file",
+    description=READ_LINES_DESCRIPTION,
+    input_schema=READ_LINES_SCHEMA,
+    annotations=READ_ONLY_LOCAL,
+    output_schema=READ_LINES_DATA_SCHEMA,
+    handler=read_lines,
+)
