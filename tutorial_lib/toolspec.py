@@ -76,7 +76,7 @@ class ToolSpec:
     handler: Handler | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not NAME_PATTERN.match(self.name):
+        if not isinstance(self.name, str) or not NAME_PATTERN.fullmatch(self.name):
             raise ValueError(
                 f"tool name {self.name!r} must be 1-128 characters of A-Z, a-z, 0-9, '_', '-', '.'"
             )
