@@ -24,15 +24,16 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import platform
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Any, Literal
 
-from tutorial_lib.contracts import ContractError
+from tutorial_lib.contracts import ContractError, oserror_details
 
 __all__ = [
     "OpenedFile",
@@ -160,6 +161,7 @@ def _open_root(root: str | os.PathLike[str]) -> int:
         raise ContractError(
             "temporary_unavailable",
             f"the workspace cannot be opened ({errno.errorcode.get(exc.errno, exc.errno)})",
+            log={**oserror_details(exc), "resolved_path": os.fspath(root)},
         ) from None
 
 
@@ -203,6 +205,35 @@ def _openat2_probe() -> bool:
     return _openat2_state[0]
 
 
+def _logs_resolved_path(opener: Callable[[int, Any, str], int]) -> Callable[[int, Any, str], int]:
+    """Add the resolved path to the internal log of any ContractError ``opener`` raises.
+
+    Only the operator's log gets it (the model sees the relative path it sent). Known where
+    the OS names an open descriptor's directory (``/proc/self/fd`` on Linux), else omitted.
+    """
+
+    @functools.wraps(opener)
+    def wrapper(root_fd: int, relative: Any, shown: str) -> int:
+        try:
+            return opener(root_fd, relative, shown)
+        except ContractError as exc:
+            root_path = _descriptor_path(root_fd)
+            if root_path is not None:
+                parts = relative if isinstance(relative, tuple) else (relative,)
+                exc.log.setdefault("resolved_path", os.path.join(root_path, *parts))
+            raise
+
+    return wrapper
+
+
+def _descriptor_path(fd: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+@_logs_resolved_path
 def _open_with_openat2(root_fd: int, relative: str, shown: str) -> int:
     for _attempt in range(_EAGAIN_RETRIES):
         try:
@@ -217,9 +248,11 @@ def _open_with_openat2(root_fd: int, relative: str, shown: str) -> int:
         "the workspace changed while the path was being resolved; retry shortly",
         field="path",
         received=shown,
+        log={"errno_name": "EAGAIN", "attempts": _EAGAIN_RETRIES},
     )
 
 
+@_logs_resolved_path
 def _open_with_walk(root_fd: int, parts: tuple[str, ...], shown: str) -> int:
     """Resolve ``parts`` beneath ``root_fd`` by hand, following only symlinks that stay inside."""
     stack = [os.dup(root_fd)]  # directories from the root down to the current one
@@ -284,6 +317,12 @@ def _outside(path: str) -> ContractError:
 
 
 def _translate(exc: OSError, path: str) -> ContractError:
+    error = _translate_errno(exc, path)
+    error.log.update(oserror_details(exc))  # the operator's log keeps what the model does not see
+    return error
+
+
+def _translate_errno(exc: OSError, path: str) -> ContractError:
     code = exc.errno
     if code == errno.EXDEV:
         return _outside(path)

@@ -1,0 +1,290 @@
+"""The minimal agent loop and the scripted model: exact, deterministic call counts.
+
+Rich errors (the contract's) let each scripted habit be corrected in a fixed number of
+calls; bare errors (``{"error": "INVALID_ARGUMENT"}``) leave the model guessing until it
+gives up. Workspace: ``notes.txt`` (3 lines: one page) and ``long.txt`` (45 lines: pages of
+20, 20 and 5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tutorial_lib.agent import (
+    FinalAnswer,
+    Mistake,
+    ReadWholeFile,
+    ScriptedModel,
+    SetTaskStatus,
+    ToolCall,
+    Transcript,
+    guess_enum,
+    integers_as_strings,
+    run_agent,
+    stop_on_first_page,
+    zero_based_lines,
+)
+from tutorial_lib.contracts import ContractError, LogRecord, dumps, failure
+from tutorial_lib.files import READ_LINES_SPEC
+from tutorial_lib.pipeline import StepClock
+from tutorial_lib.tasks_example import TaskStore, task_set_status_spec, with_bare_errors
+from tutorial_lib.toolspec import Registry, ToolSpec
+
+RICH = Registry([READ_LINES_SPEC])
+BARE = Registry([with_bare_errors(READ_LINES_SPEC)])
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    ws = tmp_path_factory.mktemp("agent") / "ws"
+    ws.mkdir()
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n", encoding="utf-8")
+    (ws / "long.txt").write_text("".join(f"line {n}\n" for n in range(1, 46)), encoding="utf-8")
+    return ws
+
+
+def read(root: Path, path: str, mistakes: list[Mistake], *, bare: bool = False) -> Transcript:
+    model = ScriptedModel(ReadWholeFile(path), mistakes)
+    return run_agent(model, BARE if bare else RICH, root=root, check_envelope=not bare)
+
+
+def figures(t: Transcript) -> tuple[Any, ...]:
+    """(calls, invalid_calls, first_call_valid, steps_to_answer, total_result_chars)."""
+    s = t.summary()
+    return (
+        s["calls"],
+        s["invalid_calls"],
+        s["first_call_valid"],
+        s["steps_to_answer"],
+        s["total_result_chars"],
+    )
+
+
+# --------------------------------------------------------------------------- read_lines, rich
+
+
+@pytest.mark.parametrize(
+    ("mistakes", "expected"),
+    [
+        ([], (1, 0, True, 1, 216)),
+        ([zero_based_lines()], (2, 1, False, 2, 541)),
+        ([integers_as_strings()], (3, 2, False, 3, 726)),
+        ([zero_based_lines(), integers_as_strings()], (4, 3, False, 4, 1051)),
+    ],
+    ids=["careful", "zero_based", "strings", "both"],
+)
+def test_rich_errors_correct_each_habit_in_an_exact_number_of_calls(
+    root: Path, mistakes: list[Mistake], expected: tuple[Any, ...]
+) -> None:
+    t = read(root, "notes.txt", mistakes)
+    assert figures(t) == expected
+    assert t.final == FinalAnswer("notes.txt: read all 3 lines")
+    assert t.steps[-1].arguments == {"path": "notes.txt", "start": 1, "count": 20}
+
+
+def test_the_rich_transcript_shows_one_correction_per_error(root: Path) -> None:
+    t = read(root, "notes.txt", [zero_based_lines(), integers_as_strings()])
+    assert [(s.arguments["start"], s.arguments["count"], s.error_code) for s in t.steps] == [
+        ("0", "20", "invalid_type"),  # the string is reported first...
+        (0, "20", "invalid_range"),  # ...then the 0-based start...
+        (1, "20", "invalid_type"),  # ...then the string count
+        (1, 20, None),
+    ]
+    assert [s.result["error"]["field"] for s in t.steps[:3]] == ["start", "start", "count"]
+
+
+def test_habits_once_corrected_stay_corrected_on_later_pages(root: Path) -> None:
+    t = read(root, "long.txt", [zero_based_lines(), integers_as_strings()])
+    assert figures(t) == (6, 3, False, 6, 2605)
+    assert [s.arguments["start"] for s in t.steps[3:]] == [1, 21, 41]
+    assert t.final == FinalAnswer("long.txt: read all 45 lines")
+
+
+# --------------------------------------------------------------------------- read_lines, bare
+
+
+@pytest.mark.parametrize(
+    "mistakes",
+    [[zero_based_lines()], [integers_as_strings()], [zero_based_lines(), integers_as_strings()]],
+    ids=["zero_based", "strings", "both"],
+)
+def test_bare_errors_flounder_until_the_limit(root: Path, mistakes: list[Mistake]) -> None:
+    t = read(root, "notes.txt", mistakes, bare=True)
+    assert figures(t) == (5, 5, False, None, 5 * 28)
+    assert {s.error_code for s in t.steps} == {"INVALID_ARGUMENT"}
+    assert t.final == FinalAnswer(
+        "gave up after 5 failed calls; the last error was INVALID_ARGUMENT", gave_up=True
+    )
+
+
+def test_bare_guesses_are_fixed_and_never_touch_the_real_fault(root: Path) -> None:
+    t = read(root, "notes.txt", [zero_based_lines()], bare=True)
+    assert [(s.arguments["start"], s.arguments["count"]) for s in t.steps] == [
+        (0, 20),
+        (0, 10),
+        (0, 5),
+        (0, 1),
+        (0, 10),  # the guesses cycle
+    ]
+    t = read(root, "notes.txt", [integers_as_strings()], bare=True)
+    assert [s.arguments["count"] for s in t.steps] == ["20", "10", "5", "1", "10"]
+
+
+def test_give_up_limit_and_max_steps(root: Path) -> None:
+    model = ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()], give_up_after=3)
+    t = run_agent(model, BARE, root=root, check_envelope=False)
+    assert (t.calls, t.final.gave_up if t.final else None) == (3, True)
+    model = ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()])
+    t = run_agent(model, BARE, root=root, max_steps=2, check_envelope=False)
+    assert t.calls == 2 and t.final is None and t.steps_to_answer is None
+    assert t.lines()[-1] == "(stopped: max_steps reached without an answer)"
+
+
+# --------------------------------------------------------------------------- pages
+
+
+def test_stop_on_first_page_claims_the_first_page_is_everything(root: Path) -> None:
+    careful = read(root, "long.txt", [])
+    hasty = read(root, "long.txt", [stop_on_first_page()])
+    assert figures(careful) == (3, 0, True, 3, 1770)
+    assert careful.final == FinalAnswer("long.txt: read all 45 lines")
+    assert figures(hasty) == (1, 0, True, 1, 732)
+    assert hasty.final == FinalAnswer("long.txt: read all 20 lines")  # "I saw 20" != "there are 45"
+    data = hasty.steps[0].result["data"]
+    assert (data["has_more"], data["total_lines"]) == (True, 45)  # the result said so
+    # the error style does not matter here: no call fails
+    assert figures(read(root, "long.txt", [stop_on_first_page()], bare=True)) == figures(hasty)
+
+
+# --------------------------------------------------------------------------- tasks_example
+
+
+def set_status(style: str, mistakes: list[Mistake], status: str = "in_progress") -> Transcript:
+    store = TaskStore({"T-1": "todo"})
+    registry = Registry([task_set_status_spec(store, style=style)])  # type: ignore[arg-type]
+    model = ScriptedModel(SetTaskStatus("T-1", status), mistakes)
+    return run_agent(model, registry, root=None, check_envelope=style == "rich")
+
+
+def test_guess_enum_recovers_in_two_calls_with_the_rich_error() -> None:
+    t = set_status("rich", [guess_enum()])
+    assert figures(t) == (2, 1, False, 2, 610)
+    assert [s.arguments["status"] for s in t.steps] == ["doing", "in_progress"]
+    assert t.steps[0].error_code == "invalid_status"
+    assert t.final == FinalAnswer("task T-1 is now in_progress")
+
+
+def test_guess_enum_flounders_with_the_bare_error() -> None:
+    t = set_status("bare", [guess_enum()])
+    assert figures(t) == (5, 5, False, None, 140)
+    assert [s.arguments["status"] for s in t.steps] == [
+        "doing",
+        "in-progress",
+        "started",
+        "active",
+        "wip",
+    ]
+
+
+def test_a_meaning_outside_the_allowed_values_cannot_be_corrected() -> None:
+    t = set_status("rich", [guess_enum("on hold")], status="paused")
+    assert t.calls == 1
+    assert t.final == FinalAnswer("cannot correct invalid_status on status", gave_up=True)
+
+
+def test_the_transcript_lines_are_deterministic() -> None:
+    first, second = set_status("rich", [guess_enum()]), set_status("rich", [guess_enum()])
+    assert (
+        first.lines()
+        == second.lines()
+        == [
+            '1. task_set_status {"task_id": "T-1", "status": "doing"}'
+            " -> invalid_status (467 chars)",
+            '2. task_set_status {"task_id": "T-1", "status": "in_progress"} -> ok (143 chars)',
+            "answer: task T-1 is now in_progress",
+        ]
+    )
+
+
+# --------------------------------------------------------------------------- the loop itself
+
+
+def test_steps_record_arguments_as_sent_and_result_sizes(root: Path) -> None:
+    log: list[LogRecord] = []
+    model = ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()])
+    t = run_agent(model, RICH, root=root, log=log, clock=StepClock())
+    for number, step in enumerate(t.steps, 1):
+        assert step.number == number and step.name == "read_lines"
+        assert step.result_chars == len(dumps(step.result))
+    assert t.total_result_chars == sum(s.result_chars for s in t.steps)
+    assert [(r.outcome, r.elapsed_ms) for r in log] == [("invalid_range", 1.0), ("ok", 1.0)]
+
+
+def test_the_model_is_a_pure_function_of_the_transcript(root: Path) -> None:
+    model = ScriptedModel(ReadWholeFile("long.txt"), [integers_as_strings()])
+    t = run_agent(model, RICH, root=root)
+    replay = Transcript()
+    for step in t.steps:
+        action = model.next_action(replay)
+        assert action == ToolCall(step.name, step.arguments)
+        replay.steps.append(step)
+    assert model.next_action(replay) == t.final
+
+
+def flaky_tool(failures: int) -> ToolSpec:
+    """A read-only tool that is temporarily unavailable ``failures`` times, then answers."""
+    calls = {"n": 0}
+
+    def handler(root: Any, args: Any) -> dict[str, Any]:
+        calls["n"] += 1
+        if calls["n"] <= failures:
+            return failure("read_lines", ContractError("temporary_unavailable", "busy; retry"))
+        return READ_LINES_SPEC.handler(root, args)  # type: ignore[misc]
+
+    return replace(READ_LINES_SPEC, handler=handler)
+
+
+def test_with_backoff_is_retried_a_bounded_number_of_times(root: Path) -> None:
+    t = run_agent(ScriptedModel(ReadWholeFile("notes.txt")), Registry([flaky_tool(2)]), root=root)
+    assert (t.calls, t.invalid_calls, t.steps_to_answer) == (3, 2, 3)
+    assert len({str(s.arguments) for s in t.steps}) == 1  # the same call each time
+    t = run_agent(ScriptedModel(ReadWholeFile("notes.txt")), Registry([flaky_tool(3)]), root=root)
+    assert t.calls == 3
+    assert t.final == FinalAnswer(
+        "stopped on temporary_unavailable: next step retry_with_backoff", gave_up=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "answer"),
+    [
+        ("missing.txt", "stopped on not_found: next step search_first"),
+        ("../outside.txt", "stopped on outside_workspace: next step stop"),
+    ],
+)
+def test_other_steps_of_the_decision_table_stop_the_script(
+    root: Path, path: str, answer: str
+) -> None:
+    t = read(root, path, [])
+    assert t.calls == 1 and t.final == FinalAnswer(answer, gave_up=True)
+
+
+def test_an_unknown_tool_is_not_guessed_around(root: Path) -> None:
+    class Typo:
+        def next_action(self, transcript: Transcript) -> ToolCall | FinalAnswer:
+            if transcript.steps:
+                return FinalAnswer(
+                    f"tools are {transcript.steps[-1].result['error']['allowed_values']}"
+                )
+            return ToolCall("readLines", {"path": "notes.txt", "start": 1, "count": 1})
+
+    t = run_agent(Typo(), RICH, root=root)
+    assert (t.calls, t.steps[0].error_code, t.final) == (
+        1,
+        "unknown_tool",
+        FinalAnswer("tools are ['read_lines']"),
+    )
