@@ -14,6 +14,7 @@ Chapter 01 adds the first tool, :func:`read_lines` (modules ``schemas``, ``works
 from tutorial_lib.checks import NOT_IMPLEMENTED_VERDICT, Case, CheckReport, check, run_cases
 from tutorial_lib.files import ReadLimits, read_lines
 from tutorial_lib.quiz import Feedback, Question, Quiz, load_quiz
+from tutorial_lib.search import SearchLimits, search_files
 from tutorial_lib.source import show_source
 
 __all__ = [
@@ -24,9 +25,11 @@ __all__ = [
     "Question",
     "Quiz",
     "ReadLimits",
+    "SearchLimits",
     "check",
     "load_quiz",
     "read_lines",
     "run_cases",
+    "search_files",
     "show_source",
 ]

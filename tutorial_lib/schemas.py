@@ -17,6 +17,7 @@ code by :mod:`tutorial_lib.workspace` and :mod:`tutorial_lib.files`.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,10 +29,17 @@ from tutorial_lib.contracts import ContractError, json_safe
 
 __all__ = [
     "MAX_COUNT",
+    "MAX_PATH_CHARS",
     "READ_LINES_DESCRIPTION",
     "READ_LINES_EXAMPLES",
     "READ_LINES_SCHEMA",
+    "ArgumentContract",
     "ArgumentExample",
+    "StrictValidator",
+    "missing_field_error",
+    "out_of_range_error",
+    "unknown_field_error",
+    "wrong_type_error",
     "validate_manually",
     "validator_cases",
     "verdict_of",
@@ -226,51 +234,174 @@ _STRICT_TYPES = Draft202012Validator.TYPE_CHECKER.redefine(
     "integer", lambda _checker, value: type(value) is int
 )
 StrictValidator = jsonschema.validators.extend(Draft202012Validator, type_checker=_STRICT_TYPES)
-_VALIDATOR = StrictValidator(READ_LINES_SCHEMA)
+
+#: Translates a schema error on one field (anything but a wrong type) into a contract error:
+#: ``(field name, received value, the jsonschema error) -> ContractError``.
+ValueErrorTranslator = Callable[[str, Any, jsonschema.ValidationError], ContractError]
 
 
-def validate_with_schema(args: Any) -> ContractError | None:
-    """Check ``args`` with ``jsonschema`` and translate the first error into a contract error."""
-    try:
-        errors = list(_VALIDATOR.iter_errors(args))
-    except ValueError:
-        # jsonschema formats each message with repr(), which refuses ints of more than 4300
-        # digits. JSON parsers refuse them too, so no model sends one; the hand-written
-        # validator (same verdicts, safe messages) answers instead of an exception.
-        return validate_manually(args)
-    if not errors:
-        return None
-    return _translate(min(errors, key=_rank), args)
+class ArgumentContract:
+    """One tool's argument schema, checked by :data:`StrictValidator`, errors translated.
 
+    Every tool validates its arguments the same way: the first error, in a fixed order
+    (the whole object, missing fields, unknown fields, then each field in schema order,
+    type before value), becomes one :class:`ContractError` with ``field``, ``received``
+    and ``expected``. What is shared (object, missing, unknown, wrong type) is built here;
+    ``value_error`` translates what is specific to the tool (ranges, lengths, enums...).
 
-def _rank(error: jsonschema.ValidationError) -> tuple[int, int, int]:
-    """Sort key giving the manual validator's order."""
-    if not error.path:
-        order = {"type": 0, "required": 1, "additionalProperties": 2}
-        return (order.get(error.validator, 3), 0, 0)
-    name = str(error.path[0])
-    field_order = FIELDS.index(name) if name in FIELDS else len(FIELDS)
-    return (4, field_order, 0 if error.validator == "type" else 1)
+    ``fallback`` answers when jsonschema itself cannot: it formats messages with
+    ``repr()``, which refuses ints of more than 4300 digits. Without a fallback such ints
+    are replaced by a stand-in of the same sign (far outside any range a schema here
+    allows) and the original value is put back into ``received``.
+    """
 
+    def __init__(
+        self,
+        tool: str,
+        schema: dict[str, Any],
+        value_error: ValueErrorTranslator,
+        *,
+        object_message: str | None = None,
+        fallback: Callable[[Any], ContractError | None] | None = None,
+    ) -> None:
+        self.tool = tool
+        self.schema = schema
+        self.fields: tuple[str, ...] = tuple(schema["properties"])
+        self.required: tuple[str, ...] = tuple(schema.get("required", ()))
+        self.value_error = value_error
+        self.object_message = object_message or _object_message(self.fields, self.required)
+        self.fallback = fallback
+        self.validator = StrictValidator(schema)
 
-def _translate(error: jsonschema.ValidationError, args: Any) -> ContractError:
-    if not error.path:
+    def validate(self, args: Any) -> ContractError | None:
+        """The first contract error of ``args`` (see the class docstring), or None."""
+        try:
+            errors = list(self.validator.iter_errors(args))
+        except ValueError:
+            if self.fallback is not None:
+                return self.fallback(args)
+            error = self.validate(_tame_huge_ints(args))
+            if error is not None and error.fields.get("field") in _as_dict(args):
+                error.fields["received"] = args[error.fields["field"]]
+            return error
+        if not errors:
+            return None
+        return self.translate(min(errors, key=self.rank), args)
+
+    def rank(self, error: jsonschema.ValidationError) -> tuple[int, int, int]:
+        """Sort key giving the fixed order of the class docstring."""
+        if not error.path:
+            order = {"type": 0, "required": 1, "additionalProperties": 2}
+            return (order.get(error.validator, 3), 0, 0)
+        name = str(error.path[0])
+        fields = self.fields
+        field_order = fields.index(name) if name in fields else len(fields)
+        return (4, field_order, 0 if error.validator == "type" else 1)
+
+    def translate(self, error: jsonschema.ValidationError, args: Any) -> ContractError:
+        """One jsonschema error as a contract error."""
+        if not error.path:
+            if error.validator == "type":
+                return ContractError(
+                    "invalid_type", self.object_message, received=args, expected="object"
+                )
+            if error.validator == "required":
+                name = next(name for name in self.required if name not in args)
+                return missing_field_error(name, self.expected_type(name))
+            if error.validator == "additionalProperties":
+                name = min(k for k in args if k not in self.fields)
+                return unknown_field_error(self.tool, self.fields, name, args[name])
+        name = str(error.path[0])
+        value = error.instance
         if error.validator == "type":
-            return ContractError(
-                "invalid_type",
-                "arguments must be a JSON object with path, start and count",
-                received=args,
-                expected="object",
-            )
-        if error.validator == "required":
-            return _missing(next(name for name in FIELDS if name not in args))
-        if error.validator == "additionalProperties":
-            name = min(k for k in args if k not in FIELDS)
-            return _unknown(name, args[name])
-    name = str(error.path[0])
-    value = error.instance
-    if error.validator == "type":
-        return _wrong_type(name, value, str(error.validator_value))
+            return wrong_type_error(name, value, str(error.validator_value))
+        return self.value_error(name, value, error)
+
+    def expected_type(self, name: str) -> str:
+        """The JSON type a field must have, as ``expected`` says it."""
+        return str(self.schema["properties"][name].get("type", "value"))
+
+
+def _object_message(fields: tuple[str, ...], required: tuple[str, ...]) -> str:
+    def listed(names: list[str]) -> str:
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+    optional = [name for name in fields if name not in required]
+    text = "arguments must be a JSON object"
+    if required:
+        text += " with " + listed(list(required))
+    if optional:
+        text += (" and optionally " if required else " with optional ") + listed(optional)
+    return text
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _tame_huge_ints(value: Any, _depth: int = 0) -> Any:
+    """``value`` with ints too long for ``repr()`` replaced by +-2**64 (same verdicts)."""
+    if isinstance(value, bool) or _depth > 50:
+        return value
+    if isinstance(value, int):
+        return value if value.bit_length() < 10_000 else (2**64 if value > 0 else -(2**64))
+    if isinstance(value, list):
+        return [_tame_huge_ints(v, _depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {k: _tame_huge_ints(v, _depth + 1) for k, v in value.items()}
+    return value
+
+
+def missing_field_error(name: str, expected: str) -> ContractError:
+    """``missing_field`` for the required argument ``name``."""
+    return ContractError(
+        "missing_field",
+        f"the argument '{name}' is required",
+        field=name,
+        expected=expected,
+    )
+
+
+def unknown_field_error(tool: str, fields: tuple[str, ...], name: str, value: Any) -> ContractError:
+    """``unknown_field`` for an argument ``tool`` does not accept, listing what it accepts."""
+    return ContractError(
+        "unknown_field",
+        f"{tool} has no argument '{name}'; it accepts only {', '.join(fields)}",
+        field=name,
+        received=value,
+        allowed_values=list(fields),
+    )
+
+
+def wrong_type_error(name: str, value: Any, expected: str) -> ContractError:
+    """``invalid_type``: ``name`` is not a JSON ``expected``."""
+    shown = _shown(value)
+    return ContractError(
+        "invalid_type",
+        f"'{name}' must be a JSON {expected}, got {shown}",
+        field=name,
+        received=value,
+        expected=expected,
+    )
+
+
+def out_of_range_error(
+    name: str, value: int, low: int, high: int | None, hint: str = ""
+) -> ContractError:
+    """``invalid_range``: the integer ``name`` is outside ``low .. high``."""
+    expected = f"integer >= {low}" if high is None else f"integer from {low} to {high}"
+    return ContractError(
+        "invalid_range",
+        f"'{name}' must be an {expected}, got {_shown(value)}{hint}",
+        field=name,
+        received=value,
+        expected=expected,
+    )
+
+
+def _read_lines_value_error(
+    name: str, value: Any, error: jsonschema.ValidationError
+) -> ContractError:
     if name == "path":
         return _bad_path(value)
     if error.validator in ("minimum", "maximum"):
@@ -281,34 +412,34 @@ def _translate(error: jsonschema.ValidationError, args: Any) -> ContractError:
     )  # pragma: no cover
 
 
+_READ_LINES_CONTRACT = ArgumentContract(
+    "read_lines",
+    READ_LINES_SCHEMA,
+    _read_lines_value_error,
+    object_message="arguments must be a JSON object with path, start and count",
+    # jsonschema formats each message with repr(), which refuses ints of more than 4300
+    # digits. JSON parsers refuse them too, so no model sends one; the hand-written
+    # validator (same verdicts, safe messages) answers instead of an exception.
+    fallback=validate_manually,
+)
+_VALIDATOR = _READ_LINES_CONTRACT.validator
+
+
+def validate_with_schema(args: Any) -> ContractError | None:
+    """Check ``args`` with ``jsonschema`` and translate the first error into a contract error."""
+    return _READ_LINES_CONTRACT.validate(args)
+
+
 def _missing(name: str) -> ContractError:
-    return ContractError(
-        "missing_field",
-        f"the argument '{name}' is required",
-        field=name,
-        expected=_describe_field(name),
-    )
+    return missing_field_error(name, _describe_field(name))
 
 
 def _unknown(name: str, value: Any) -> ContractError:
-    return ContractError(
-        "unknown_field",
-        f"read_lines has no argument '{name}'; it accepts only {', '.join(FIELDS)}",
-        field=name,
-        received=value,
-        allowed_values=list(FIELDS),
-    )
+    return unknown_field_error("read_lines", FIELDS, name, value)
 
 
 def _wrong_type(name: str, value: Any, expected: str) -> ContractError:
-    shown = _shown(value)
-    return ContractError(
-        "invalid_type",
-        f"'{name}' must be a JSON {expected}, got {shown}",
-        field=name,
-        received=value,
-        expected=expected,
-    )
+    return wrong_type_error(name, value, expected)
 
 
 def _bad_path(value: str) -> ContractError:
@@ -322,15 +453,8 @@ def _bad_path(value: str) -> ContractError:
 
 
 def _out_of_range(name: str, value: int, low: int, high: int | None) -> ContractError:
-    expected = f"integer >= {low}" if high is None else f"integer from {low} to {high}"
     hint = " (line numbers start at 1)" if name == "start" else ""
-    return ContractError(
-        "invalid_range",
-        f"'{name}' must be an {expected}, got {_shown(value)}{hint}",
-        field=name,
-        received=value,
-        expected=expected,
-    )
+    return out_of_range_error(name, value, low, high, hint)
 
 
 def _describe_field(name: str) -> str:

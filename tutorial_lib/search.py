@@ -1,0 +1,1256 @@
+"""The search tool: ``search_files(root, args)`` finds candidate locations, read_lines reads them.
+
+Search gives candidates, read gives text: each result is a ``{path, line, preview}`` with
+the exact read_lines call that shows the lines around it (``next_call``). The call travels
+the same road as read_lines::
+
+    arguments -> schema check -> business check -> execution -> result envelope
+
+- schema check: :data:`SEARCH_FILES_SCHEMA` through
+  :class:`tutorial_lib.schemas.ArgumentContract` (strict types, one error in a fixed order);
+- business check: the query is one line of valid text and, in regex mode, a valid Python
+  ``re`` pattern; ``path`` stays inside the workspace and exists (the same kernel-checked
+  resolution as read_lines: :mod:`tutorial_lib.workspace`);
+- execution: a walk beneath the root and a streaming scan of each file (below);
+- envelope: :func:`tutorial_lib.contracts.success` or ``failure``, never an exception.
+
+**The walk never leaves the root.** ``path`` is opened as read_lines opens a file
+(``openat2(RESOLVE_BENEATH)`` or the ``dir_fd`` walk): symlinks inside the workspace are
+followed, links leading out are refused (``outside_workspace``). Beneath it, every
+directory is listed from a descriptor we hold (``os.scandir(fd)``) and every entry is
+opened relative to it with ``O_NOFOLLOW``: symlinks met during the walk are never followed,
+to files or to directories, inside or outside (``grep -r`` does the same): they are counted
+in ``files_skipped.symlink``. A link swapped in between listing and opening makes the open
+fail (``ELOOP``), so no check-then-open race exists. Only regular files are read (FIFOs
+and devices are opened non-blocking and refused after ``fstat``). What no path check can
+stop: hard links to outside files, and a directory moved out of the workspace while it is
+being searched (the walk finishes it from the descriptor it holds).
+
+**Matching is per line**, as ``grep`` does it: lines end at ``\\n``; a ``\\r`` before it
+belongs to the line; a last line without a newline counts. A line with several matches is
+one candidate. Files are read in chunks of 1 MiB, never whole:
+
+- literal, case-sensitive: ``bytes.find`` on the raw chunk (the query as UTF-8); lines
+  are located only around matches, and newlines are counted only up to them;
+- literal, case-insensitive: a bytes pattern where each character of the query also
+  matches its one-character upper- and lower-case forms (``str.upper``/``str.lower``);
+- regex: Python ``re`` on text (UTF-8, undecodable bytes kept as lone surrogates), so ``.``
+  is one character and ``\\w`` knows CJK. A pattern that cannot match a newline nor look
+  past one is run over whole chunks of lines; any other runs line by line. Lines longer
+  than :attr:`SearchLimits.max_regex_line_bytes` are not searched in regex mode
+  (``long_lines_skipped``), and a time budget ends the search: backtracking patterns such
+  as ``.*.*.*x`` take seconds on one 500-character line.
+
+A file is binary, and skipped, if its first chunk (1 MiB) holds a NUL byte; a NUL later
+ends the search of that file (matches before it are kept). Files larger than read_lines
+reads are skipped (``too_large``), so every candidate's ``next_call`` is a valid call.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import re
+import signal
+import stat
+import threading
+import time
+import warnings
+from dataclasses import dataclass, field
+from types import FrameType
+from typing import Any, Literal
+
+import jsonschema
+import numpy
+
+from tutorial_lib import workspace
+from tutorial_lib.contracts import ContractError, failure, oserror_details, success
+from tutorial_lib.files import READ_LINES_SPEC, ReadLimits
+from tutorial_lib.schemas import (
+    MAX_PATH_CHARS,
+    ArgumentContract,
+    ArgumentExample,
+    out_of_range_error,
+)
+from tutorial_lib.toolspec import READ_ONLY_LOCAL, ToolSpec
+from tutorial_lib.workspace import Method, check_relative_path, openat2_available
+
+try:  # the parser of the re module: Python 3.11+, then 3.10
+    from re import _constants as _sre_constants  # type: ignore[attr-defined]
+    from re import _parser as _sre_parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as _sre_constants
+    import sre_parse as _sre_parser
+
+__all__ = [
+    "SEARCH_FILES_DATA_SCHEMA",
+    "SEARCH_FILES_EXAMPLES",
+    "SEARCH_FILES_SCHEMA",
+    "SEARCH_FILES_SPEC",
+    "SearchLimits",
+    "search_files",
+]
+
+TOOL_NAME = "search_files"
+DEFAULT_MAX_RESULTS = 20
+MAX_RESULTS = 50
+MAX_QUERY_CHARS = 1000
+PREVIEW_CHARS = 160
+#: read_lines arguments of a candidate's next_call: from 2 lines before the match, 5 lines.
+CONTEXT_BEFORE = 2
+CONTEXT_COUNT = 5
+MODES = ("literal", "regex")
+SKIP_REASONS = ("binary", "too_large", "symlink", "other")
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
+_FILE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | os.O_NOFOLLOW
+_PREVIEW_WINDOW_BYTES = 4 * PREVIEW_CHARS  # a character has at most 4 UTF-8 bytes
+_PATH_MAX_BYTES = 4096
+_REGEX_WINDOW_CHARS = 8192
+_NEXT_TOOL = READ_LINES_SPEC.name
+
+
+@dataclass(frozen=True)
+class SearchLimits:
+    """Server-side limits (not the model's to choose).
+
+    - ``max_file_bytes``: larger files are skipped (``too_large``); the same limit as
+      read_lines, so every candidate can be read;
+    - ``max_regex_line_bytes``: in regex mode, longer lines are not searched (a
+      backtracking pattern costs a power of the line length); counted in
+      ``long_lines_skipped``;
+    - ``time_budget_ms``: the search stops after this long with ``truncated: true`` and
+      ``stopped_by: "time_budget"`` (None: no budget). A regex running on one line is
+      interrupted with SIGALRM when the call runs in the main thread on a POSIX system;
+      elsewhere the budget is checked between lines and files;
+    - ``max_depth``: directories nested deeper are not entered (``other``);
+    - ``chunk_bytes``: the read size, and how much of a file decides "binary";
+    - ``max_results_override``: replaces the argument ``max_results`` (benchmarks and
+      tests count every match with it; the model's limit stays 1 to 50).
+    """
+
+    max_file_bytes: int = ReadLimits().max_file_bytes
+    max_regex_line_bytes: int = 4096
+    time_budget_ms: int | None = 10_000
+    max_depth: int = 64
+    chunk_bytes: int = 1 << 20
+    max_results_override: int | None = None
+
+
+# --------------------------------------------------------------------------- the contract
+
+SEARCH_FILES_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "query": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_QUERY_CHARS,
+            "description": (
+                "What to find inside the lines of text files, 1 to"
+                f" {MAX_QUERY_CHARS} characters. Each line is matched on its own: a query"
+                " never spans a line break. In mode 'literal' the exact characters, e.g."
+                " 'def read_lines'; in mode 'regex' a Python re pattern, e.g."
+                " 'TODO|FIXME'."
+            ),
+        },
+        "mode": {
+            "type": "string",
+            "enum": list(MODES),
+            "default": "literal",
+            "description": (
+                "How query is matched. 'literal' (default): plain text, no character is"
+                " special. 'regex': Python re syntax; lines longer than 4096 bytes are"
+                " not searched in this mode (long_lines_skipped counts them)."
+            ),
+        },
+        "path": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_PATH_CHARS,
+            "pattern": "\\S",
+            "description": (
+                "Directory or file to search, relative to the workspace root, with '/'"
+                " between parts, e.g. 'src' or 'src/auth/session.ts'. Omit it to search"
+                " the whole workspace. No absolute paths; '..' may not leave the"
+                " workspace."
+            ),
+        },
+        "max_results": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_RESULTS,
+            "default": DEFAULT_MAX_RESULTS,
+            "description": (
+                f"How many matching lines to return, from 1 to {MAX_RESULTS} (default"
+                f" {DEFAULT_MAX_RESULTS}). If more lines match, the search stops early,"
+                " truncated is true and total_matches_at_least replaces total_matches."
+            ),
+        },
+        "case_sensitive": {
+            "type": "boolean",
+            "default": True,
+            "description": (
+                "true (default): 'Error' does not match 'error'. false: letters match in"
+                " upper or lower case."
+            ),
+        },
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+
+def _value_error(name: str, value: Any, error: jsonschema.ValidationError) -> ContractError:
+    """A schema error on one field (not its type) as a contract error."""
+    if name == "query":
+        if error.validator == "minLength":
+            return ContractError(
+                "invalid_value",
+                "'query' is empty: give the text (or pattern) to find",
+                field="query",
+                received=value,
+                expected=f"string of 1 to {MAX_QUERY_CHARS} characters",
+            )
+        return ContractError(
+            "invalid_value",
+            f"'query' has {len(value)} characters; at most {MAX_QUERY_CHARS} are allowed",
+            field="query",
+            received=value,
+            expected=f"string of 1 to {MAX_QUERY_CHARS} characters",
+            suggestion="search for a short, distinctive part of the text",
+        )
+    if name == "mode":
+        return ContractError(
+            "invalid_value",
+            f"'mode' must be one of {', '.join(MODES)}",
+            field="mode",
+            received=value,
+            allowed_values=list(MODES),
+        )
+    if name == "path":
+        return _bad_path(value)
+    if name == "max_results":
+        return out_of_range_error(name, value, 1, MAX_RESULTS)
+    raise AssertionError(
+        f"untranslated schema error: {error.validator} on {name}"
+    )  # pragma: no cover
+
+
+def _bad_path(value: Any) -> ContractError:
+    return ContractError(
+        "invalid_path",
+        "'path' must name a directory or file relative to the workspace root, e.g. 'src'",
+        field="path",
+        received=value,
+        expected=f"non-blank string of at most {MAX_PATH_CHARS} characters",
+        suggestion="omit 'path' to search the whole workspace",
+    )
+
+
+_CONTRACT = ArgumentContract(TOOL_NAME, SEARCH_FILES_SCHEMA, _value_error)
+
+
+def validate_search_args(args: Any) -> ContractError | None:
+    """The first schema error of ``args`` as a contract error, or None."""
+    return _CONTRACT.validate(args)
+
+
+_Q = {"query": "def read_lines"}
+
+#: Normal and counter examples of search_files' arguments (schema and query checks).
+SEARCH_FILES_EXAMPLES: tuple[ArgumentExample, ...] = (
+    ArgumentExample("a literal anywhere", _Q, in_description=True),
+    ArgumentExample(
+        "a regex in a directory",
+        {"query": "TODO|FIXME", "mode": "regex", "path": "src", "max_results": 10},
+        in_description=True,
+    ),
+    ArgumentExample("case-insensitive", {"query": "error", "case_sensitive": False}),
+    ArgumentExample("one file", {"query": "import", "path": "src/app.py"}),
+    ArgumentExample("not an object", "def read_lines", "invalid_type", None),
+    ArgumentExample("query missing", {"path": "src"}, "missing_field", "query"),
+    ArgumentExample("a misspelt field", {**_Q, "max_result": 5}, "unknown_field", "max_result"),
+    ArgumentExample("an empty query", {"query": ""}, "invalid_value", "query"),
+    ArgumentExample(
+        "a query over the cap", {"query": "x" * (MAX_QUERY_CHARS + 1)}, "invalid_value", "query"
+    ),
+    ArgumentExample("a query that is a number", {"query": 42}, "invalid_type", "query"),
+    ArgumentExample(
+        "a query across lines", {"query": "a\nb"}, "invalid_value", "query", note="one line"
+    ),
+    ArgumentExample(
+        "an invalid regex",
+        {"query": "read_lines(", "mode": "regex"},
+        "invalid_value",
+        "query",
+        in_description=True,
+        note="escape ( as \\( or use mode 'literal'",
+    ),
+    ArgumentExample(
+        "a guessed mode",
+        {**_Q, "mode": "glob"},
+        "invalid_value",
+        "mode",
+        in_description=True,
+        note="mode is 'literal' or 'regex'",
+    ),
+    ArgumentExample("max_results 0", {**_Q, "max_results": 0}, "invalid_range", "max_results"),
+    ArgumentExample(
+        "max_results above the cap",
+        {**_Q, "max_results": MAX_RESULTS + 1},
+        "invalid_range",
+        "max_results",
+        in_description=True,
+        note=f"at most {MAX_RESULTS} results per call",
+    ),
+    ArgumentExample(
+        "max_results as a string", {**_Q, "max_results": "5"}, "invalid_type", "max_results"
+    ),
+    ArgumentExample(
+        "case_sensitive as a string",
+        {**_Q, "case_sensitive": "false"},
+        "invalid_type",
+        "case_sensitive",
+    ),
+    ArgumentExample("an empty path", {**_Q, "path": ""}, "invalid_path", "path"),
+    ArgumentExample(
+        "a path over the cap", {**_Q, "path": "a" * (MAX_PATH_CHARS + 1)}, "invalid_path", "path"
+    ),
+)
+
+
+def _description() -> str:
+    good = [e for e in SEARCH_FILES_EXAMPLES if e.in_description and e.code is None]
+    bad = [e for e in SEARCH_FILES_EXAMPLES if e.in_description and e.code is not None]
+    lines = [
+        "Find the lines of the workspace's text files that contain a query, and return"
+        " candidate locations: path (relative to the workspace root), 1-based line,"
+        " a short preview, and next_call: the exact read_lines call that shows the lines"
+        " around it. Read-only. Searches every file beneath 'path' (default: the whole"
+        " workspace) in path order, then line order; binary files, files over 256 MiB and"
+        " symlinks are skipped and counted in files_skipped.",
+        f"Returns at most max_results lines (default {DEFAULT_MAX_RESULTS}, up to"
+        f" {MAX_RESULTS}). total_matches is the exact number of matching lines; if more"
+        " lines match than returned, truncated is true and total_matches_at_least replaces"
+        " it. No match is a success with no candidates, not an error.",
+        "Example: " + ", ".join(json.dumps(e.args) for e in good),
+    ]
+    lines += [f"Not: {json.dumps(e.args)} ({e.note})" for e in bad]
+    return "\n".join(lines)
+
+
+#: The model-facing description, built from the same table the tests use.
+SEARCH_FILES_DESCRIPTION = _description()
+
+
+# --------------------------------------------------------------------------- the tool
+
+
+def search_files(
+    root: str | os.PathLike[str],
+    args: Any,
+    *,
+    limits: SearchLimits = SearchLimits(),
+    method: Method | None = None,
+) -> dict[str, Any]:
+    """Find the lines matching ``args["query"]`` in the text files beneath ``root``.
+
+    ``args`` is the raw argument object a model sent (see :data:`SEARCH_FILES_SCHEMA`):
+    ``query`` and optionally ``mode``, ``path``, ``max_results``, ``case_sensitive``.
+    ``method`` forces how ``path`` is resolved (``"openat2"`` or ``"walk"``, as for
+    read_lines). Returns the result envelope; on success ``data`` holds:
+
+    - ``query``, ``mode``, ``case_sensitive``, ``max_results``: the call as understood
+      (defaults filled in); ``scope``: the searched path, normalized (``"."``: everything);
+    - ``candidates``: up to ``max_results`` ``{"path", "line", "preview", "next_call"}`` in
+      path order (compared part by part), then line order. ``path`` is relative to the
+      workspace root, ``line`` counts from 1, ``preview`` is the line stripped of
+      surrounding whitespace, cut to about 160 characters around the match (cut ends are
+      marked ``…`` and ``"preview_truncated": true`` is added); ``next_call`` is the
+      read_lines call for 5 lines from 2 before the match;
+    - ``truncated``: false when the whole scope was searched; then ``total_matches`` is the
+      exact number of matching lines. True when the search stopped early, either because
+      more than ``max_results`` lines match (``stopped_by: "max_results"``) or because of
+      the time budget (``"time_budget"``); then ``total_matches_at_least`` is the number of
+      matching lines seen before stopping, a lower bound, and ``total_matches`` is absent;
+    - ``files_searched``: text files searched (when truncated: until the stop);
+      ``files_skipped``: ``{"binary", "too_large", "symlink", "other"}`` counts (other:
+      FIFOs, sockets, devices, unreadable or vanished entries, names that are not UTF-8,
+      paths too long for read_lines, directories nested too deep);
+    - ``long_lines_skipped`` (regex mode only): lines not searched for their length;
+    - ``suggestion`` (when nothing matched or the search stopped early): what to try next.
+
+    Bad input of any kind returns a failure envelope with one code from
+    :data:`tutorial_lib.contracts.CATALOGUE`; nothing raises.
+    """
+    try:
+        error = validate_search_args(args)  # station 1: the schema
+        if error is not None:
+            raise error
+        query: str = args["query"]
+        mode: Literal["literal", "regex"] = args.get("mode", "literal")
+        case_sensitive: bool = args.get("case_sensitive", True)
+        max_results: int = args.get("max_results", DEFAULT_MAX_RESULTS)
+        matcher = _compile(query, mode, case_sensitive)  # station 2: business rules
+        path = args.get("path")
+        parts = _scope_parts(path) if path is not None else ()
+        run = _Run(
+            limit=limits.max_results_override or max_results,
+            limits=limits,
+            matcher=matcher,
+        )
+        run.search(root, parts, path, method)  # station 3: execution
+    except ContractError as exc:
+        return failure(TOOL_NAME, exc)
+    return success(
+        TOOL_NAME, run.data(query, mode, case_sensitive, max_results, "/".join(parts) or ".")
+    )
+
+
+def _scope_parts(path: str) -> tuple[str, ...]:
+    """The normalized parts of ``path``; ``()`` for the root itself (``"."``, ``"a/.."``)."""
+    try:
+        return check_relative_path(path).parts
+    except ContractError as exc:
+        if exc.code == "not_a_file":  # check_relative_path's answer for the root itself
+            return ()
+        raise
+
+
+# --------------------------------------------------------------------------- matchers
+
+
+@dataclass(frozen=True)
+class _Matcher:
+    """How one query is matched: on bytes (``find``) or on text, line by line (``pattern``)."""
+
+    mode: Literal["literal", "regex"]
+    needle: bytes | None = None  # literal, case-sensitive: bytes.find
+    bytes_pattern: re.Pattern[bytes] | None = None  # literal, case-insensitive
+    overlap: int = 1  # the longest match in bytes: what a chunk boundary may split
+    pattern: re.Pattern[str] | None = None  # regex mode
+    line_local: bool = False  # regex: may run over whole chunks of lines
+
+
+def _compile(query: str, mode: str, case_sensitive: bool) -> _Matcher:
+    if "\n" in query:
+        raise ContractError(
+            "invalid_value",
+            "'query' contains a line break, but lines are matched one at a time",
+            field="query",
+            received=query,
+            suggestion="search for one line of the text, e.g. its most distinctive line",
+        )
+    try:
+        encoded = query.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ContractError(
+            "invalid_value",
+            "'query' is not valid Unicode text (it holds a lone surrogate)",
+            field="query",
+            received=query,
+        ) from None
+    if mode == "literal":
+        if case_sensitive:
+            return _Matcher("literal", needle=encoded, overlap=len(encoded))
+        pattern, overlap = _caseless_bytes_pattern(query)
+        return _Matcher("literal", bytes_pattern=pattern, overlap=overlap)
+    flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # FutureWarning: "possible nested set"
+            compiled = re.compile(query, flags)
+    except (re.error, RecursionError, OverflowError, ValueError) as exc:
+        where = f" at position {exc.pos}" if getattr(exc, "pos", None) is not None else ""
+        detail = getattr(exc, "msg", None) or type(exc).__name__
+        raise ContractError(
+            "invalid_value",
+            f"'query' is not a valid Python regular expression: {detail}{where}",
+            field="query",
+            received=query,
+            expected="a Python re pattern",
+            suggestion=(
+                "escape special characters with a backslash (e.g. '\\(' for '('), or use"
+                " mode 'literal' to search for the text as written"
+            ),
+        ) from None
+    return _Matcher("regex", pattern=compiled, line_local=_is_line_local(query, flags))
+
+
+def _caseless_bytes_pattern(query: str) -> tuple[re.Pattern[bytes], int]:
+    """A bytes pattern matching ``query`` with each character in any of its case forms."""
+    parts: list[bytes] = []
+    longest = 0
+    for char in query:
+        forms = sorted({f for f in (char, char.lower(), char.upper()) if len(f) == 1})
+        encoded = [f.encode("utf-8") for f in forms]
+        longest += max(len(e) for e in encoded)
+        if len(encoded) == 1:
+            parts.append(re.escape(encoded[0]))
+        else:
+            parts.append(b"(?:" + b"|".join(re.escape(e) for e in encoded) + b")")
+    return re.compile(b"".join(parts)), longest
+
+
+_C = _sre_constants
+_NEWLINE_CATEGORIES = {
+    _C.CATEGORY_SPACE,
+    _C.CATEGORY_NOT_DIGIT,
+    _C.CATEGORY_NOT_WORD,
+    _C.CATEGORY_LINEBREAK,
+}
+_ATOMIC_GROUP = getattr(_C, "ATOMIC_GROUP", None)
+_POSSESSIVE_REPEAT = getattr(_C, "POSSESSIVE_REPEAT", None)
+
+
+def _is_line_local(pattern: str, flags: int) -> bool:
+    """Whether ``pattern`` sees only the line it matches in, so it can run on many lines.
+
+    True if nothing in it can match ``\\n`` (no ``\\s``, ``[^a]``, ``(?s).``...), it has no
+    ``\\A``, ``\\Z`` or ``\\B`` and does not switch MULTILINE off. Then a match inside a
+    chunk of lines lies in one line, and every anchor, ``\\b`` and lookaround at a line's
+    edge sees the newline (which nothing matches) as it would see the end of the line alone.
+    Conservative: anything unknown is False, and False only costs speed.
+    """
+    try:
+        tree = _sre_parser.parse(pattern, flags)
+        return _local(list(tree), bool(tree.state.flags & re.DOTALL))
+    except (RecursionError, re.error, AttributeError, TypeError, ValueError):
+        return False
+
+
+def _local(items: list[tuple[Any, Any]], dotall: bool) -> bool:
+    for op, av in items:
+        if op is _C.LITERAL:
+            ok = av != 10
+        elif op is _C.NOT_LITERAL:
+            ok = av == 10
+        elif op is _C.ANY:
+            ok = not dotall
+        elif op is _C.IN:
+            ok = not _set_has_newline(av)
+        elif op is _C.AT:
+            # \B fails on an empty string only (sre's rule): on an empty line alone, but
+            # not on the same empty line inside a chunk
+            ok = av not in (_C.AT_BEGINNING_STRING, _C.AT_END_STRING, _C.AT_NON_BOUNDARY)
+        elif op is _C.SUBPATTERN:
+            _group, add, remove, sub = av
+            inner = (dotall or bool(add & re.DOTALL)) and not remove & re.DOTALL
+            ok = not remove & re.MULTILINE and _local(list(sub), inner)
+        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _POSSESSIVE_REPEAT):
+            ok = _local(list(av[2]), dotall)
+        elif op is _C.BRANCH:
+            ok = all(_local(list(alt), dotall) for alt in av[1])
+        elif op is _ATOMIC_GROUP:
+            ok = _local(list(av), dotall)
+        elif op in (_C.ASSERT, _C.ASSERT_NOT):
+            ok = _local(list(av[1]), dotall)
+        elif op is _C.GROUPREF:
+            ok = True  # repeats a group's text, which is checked where the group is
+        elif op is _C.GROUPREF_EXISTS:
+            _group, yes, no = av
+            ok = _local(list(yes), dotall) and (no is None or _local(list(no), dotall))
+        else:
+            ok = False
+        if not ok:
+            return False
+    return True
+
+
+def _set_has_newline(items: list[tuple[Any, Any]]) -> bool:
+    negate = hit = False
+    for op, av in items:
+        if op is _C.NEGATE:
+            negate = True
+        elif op is _C.LITERAL:
+            hit = hit or av == 10
+        elif op is _C.RANGE:
+            hit = hit or av[0] <= 10 <= av[1]
+        elif op is _C.CATEGORY:
+            hit = hit or av in _NEWLINE_CATEGORIES
+        else:
+            return True  # unknown: assume it can
+    return hit != negate
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def _read_chunk(fd: int, size: int) -> bytes:
+    """One read of a file being searched (a seam: tests count the reads through it)."""
+    return os.read(fd, size)
+
+
+class _TimeBudgetExceeded(Exception):
+    """Raised by the SIGALRM handler inside a regex search that outlived the budget."""
+
+
+class _Stop(Exception):
+    """Unwinds the walk once the search has stopped (results full or time up)."""
+
+
+@dataclass
+class _Run:
+    """The state of one search: results, counters, and why it stopped."""
+
+    limit: int
+    limits: SearchLimits
+    matcher: _Matcher
+    found: list[tuple[str, int, str, bool]] = field(default_factory=list)
+    matches: int = 0
+    files_searched: int = 0
+    skipped: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SKIP_REASONS, 0))
+    long_lines_skipped: int = 0
+    stopped_by: str | None = None
+    deadline: float | None = None
+    in_regex: bool = False
+
+    # ----------------------------------------------------------------- the walk
+
+    def search(
+        self,
+        root: str | os.PathLike[str],
+        parts: tuple[str, ...],
+        shown: Any,
+        method: Method | None,
+    ) -> None:
+        """Search the scope ``parts`` beneath ``root``; raises ContractError for a bad scope."""
+        if self.limits.time_budget_ms is not None:
+            self.deadline = time.monotonic() + self.limits.time_budget_ms / 1000
+        root_fd = workspace._open_root(root)
+        try:
+            fd = self._open_scope(root_fd, parts, shown, method)
+        finally:
+            os.close(root_fd)
+        try:
+            with self._alarm():
+                try:
+                    info = os.fstat(fd)
+                    prefix = "/".join(parts)
+                    if stat.S_ISDIR(info.st_mode):
+                        self._walk(fd, prefix + "/" if prefix else "", 0)
+                    elif stat.S_ISREG(info.st_mode):
+                        self._search_named_file(fd, info, prefix)
+                    else:
+                        raise ContractError(
+                            "not_a_file",
+                            f"'{shown}' is a {workspace._kind(info.st_mode)}; search_files"
+                            " searches directories and regular files",
+                            field="path",
+                            received=shown,
+                        )
+                except (_Stop, _TimeBudgetExceeded):
+                    if self.stopped_by is None:
+                        self.stopped_by = "time_budget"
+                except OSError as exc:  # the storage failed mid-way (EIO and the like)
+                    raise ContractError(
+                        "temporary_unavailable",
+                        "the search failed mid-way while reading the workspace; retry shortly",
+                        log=oserror_details(exc),
+                    ) from None
+        finally:
+            os.close(fd)
+
+    def _open_scope(
+        self, root_fd: int, parts: tuple[str, ...], shown: Any, method: Method | None
+    ) -> int:
+        """A descriptor for the scope: the root, or ``path`` resolved as read_lines would."""
+        if not parts:
+            return os.dup(root_fd)
+        chosen = method or ("openat2" if openat2_available() else "walk")
+        try:
+            # Both resolvers refuse to leave the root and follow inside links; their last
+            # step opens with O_RDONLY | O_NONBLOCK, so a directory opens as well as a file.
+            # (The walk answers not_a_file for a link whose target ends in '.' or '..'.)
+            if chosen == "openat2":
+                return workspace._open_with_openat2(root_fd, "/".join(parts), shown)
+            return workspace._open_with_walk(root_fd, parts, shown)
+        except ContractError as exc:
+            if exc.code == "not_found":
+                raise ContractError(
+                    "not_found",
+                    f"nothing at '{_cut(shown)}' in the workspace",
+                    field="path",
+                    received=shown,
+                    suggestion=(
+                        "omit 'path' to search the whole workspace; paths are relative to"
+                        " the workspace root, e.g. 'src'"
+                    ),
+                    log=exc.log,
+                ) from None
+            raise
+
+    def _walk(self, dir_fd: int, prefix: str, depth: int) -> None:
+        """Search the directory ``dir_fd`` (shown as ``prefix``), entries in name order."""
+        try:
+            with os.scandir(dir_fd) as listing:
+                entries = sorted((entry.name, _entry_kind(entry)) for entry in listing)
+        except OSError:
+            self.skipped["other"] += 1
+            return
+        for name, kind in entries:
+            self._check_time()
+            if kind == "symlink":
+                self.skipped["symlink"] += 1
+                continue
+            relative = prefix + name
+            if kind == "other" or not _readable_path(relative):
+                self.skipped["other"] += 1
+                continue
+            flags = _DIR_FLAGS if kind == "dir" else _FILE_FLAGS
+            if kind == "dir" and depth >= self.limits.max_depth:
+                self.skipped["other"] += 1
+                continue
+            try:
+                fd = os.open(name, flags, dir_fd=dir_fd)  # O_NOFOLLOW: a swapped-in link fails
+            except OSError:
+                self.skipped["other"] += 1
+                continue
+            try:
+                if kind == "dir":
+                    self._walk(fd, relative + "/", depth + 1)
+                else:
+                    self._search_file(fd, relative)
+            finally:
+                os.close(fd)
+
+    def _search_named_file(self, fd: int, info: os.stat_result, path: str) -> None:
+        """``path`` named one file: binary or too large is an error, not a silent skip."""
+        verdict = self._search_file(fd, path, info)
+        if verdict == "too_large":
+            raise ContractError(
+                "file_too_large",
+                f"'{path}' has {info.st_size} bytes; search_files searches files up to"
+                f" {self.limits.max_file_bytes} bytes",
+                field="path",
+                received=path,
+            )
+        if verdict == "binary":
+            raise ContractError(
+                "binary_file",
+                f"'{path}' contains NUL bytes: it is a binary file, not text",
+                field="path",
+                received=path,
+                suggestion="search a directory or a text file",
+            )
+
+    def _search_file(self, fd: int, path: str, info: os.stat_result | None = None) -> str:
+        """Search one opened file; returns ``"searched"`` or why it was skipped."""
+        info = info or os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            self.skipped["other"] += 1
+            return "other"
+        if info.st_size > self.limits.max_file_bytes:
+            self.skipped["too_large"] += 1
+            return "too_large"
+        # A file that fits in one chunk is read with one call (size + 1 proves the end).
+        requested = min(self.limits.chunk_bytes, info.st_size + 1)
+        first = _read_chunk(fd, requested)
+        if b"\x00" in first:
+            self.skipped["binary"] += 1
+            return "binary"
+        self.files_searched += 1
+        if self.matcher.mode == "regex":
+            self._scan_text(fd, path, first, requested)
+        else:
+            self._scan_bytes(fd, path, first, requested)
+        return "searched"
+
+    # ----------------------------------------------------------------- literal mode
+
+    def _scan_bytes(self, fd: int, path: str, chunk: bytes, requested: int) -> None:
+        """Scan a file for a literal, chunk by chunk, counting newlines only up to matches."""
+        matcher = self.matcher
+        needle, pattern = matcher.needle, matcher.bytes_pattern
+        keep = matcher.overlap - 1  # bytes a match may need from the previous chunk
+        line = 1  # number of the line data[0] belongs to
+        starts_line = True  # data[0] is the first byte of a line
+        line_done = False  # the line running at data[0] already matched
+        carry = b""
+        while True:
+            more = len(chunk) == requested  # a full read: the file may go on
+            data = carry + chunk if carry else chunk
+            counted = 0  # newlines of data[:counted] are included in `line`
+            tail_matched = False
+            position = 0
+            while True:
+                if needle is not None:
+                    start = data.find(needle, position)
+                    if start == -1:
+                        break
+                else:
+                    found = pattern.search(data, position)  # type: ignore[union-attr]
+                    if found is None:
+                        break
+                    start = found.start()
+                line_start = data.rfind(b"\n", 0, start) + 1
+                line_end = data.find(b"\n", start)
+                if line_start == 0 and line_done:  # that line was reported from a chunk before
+                    if line_end == -1:
+                        break
+                    position = line_end + 1
+                    continue
+                line += data.count(b"\n", counted, line_start)
+                counted = line_start
+                cut_left = line_start == 0 and not starts_line
+                self._record_bytes(path, line, data, line_start, start, line_end, cut_left, more)
+                if line_end == -1:
+                    tail_matched = True
+                    break
+                position = line_end + 1
+            if not more:
+                return
+            self._check_time()
+            last_newline = data.rfind(b"\n")
+            line += _count_newlines(data, counted)
+            # the line running at the next chunk's start: the tail line, or still the same
+            line_done = tail_matched if last_newline != -1 else line_done or tail_matched
+            cut = len(data) if line_done else max(last_newline + 1, len(data) - keep)
+            carry = data[cut:]
+            starts_line = (
+                cut == last_newline + 1 if last_newline != -1 else starts_line and cut == 0
+            )
+            chunk = _read_chunk(fd, self.limits.chunk_bytes)
+            requested = self.limits.chunk_bytes
+            if not chunk or b"\x00" in chunk:  # the end, or binary from here on: stop here
+                return
+
+    def _record_bytes(
+        self,
+        path: str,
+        line: int,
+        data: bytes,
+        line_start: int,
+        start: int,
+        line_end: int,
+        cut_left: bool,
+        more: bool,
+    ) -> None:
+        end = len(data) if line_end == -1 else line_end
+        cut_right = line_end == -1 and more
+        if self.matches >= self.limit:  # the first match over the limit: no preview needed
+            return self._record(path, line, "", False)
+        if end - line_start <= PREVIEW_CHARS and not (cut_left or cut_right):
+            # the common case, a short line: no window, no offsets (bytes >= characters)
+            text = data[line_start:end].decode("utf-8", "replace").strip()
+            if line == 1 and text.startswith("\ufeff"):
+                text = text[1:].lstrip()  # a byte order mark is not text
+            return self._record(path, line, text, False)
+        low = max(line_start, start - _PREVIEW_WINDOW_BYTES)
+        high = min(end, start + _PREVIEW_WINDOW_BYTES)
+        for _ in range(3):  # move the window's edges off UTF-8 continuation bytes
+            if low > line_start and data[low] & 0xC0 == 0x80:
+                low += 1
+            if high < end and data[high] & 0xC0 == 0x80:
+                high -= 1
+        text = data[low:high].decode("utf-8", "replace")
+        offset = len(data[low:start].decode("utf-8", "replace"))
+        if line == 1 and low == 0 and not cut_left and text.startswith("\ufeff"):
+            text, offset = text[1:], max(0, offset - 1)  # a byte order mark is not text
+        preview, cut = _shape_preview(
+            text, offset, cut_left or low > line_start, cut_right or high < end
+        )
+        self._record(path, line, preview, cut)
+
+    # ----------------------------------------------------------------- regex mode
+
+    def _scan_text(self, fd: int, path: str, chunk: bytes, requested: int) -> None:
+        """Scan a file with a regex, in chunks of whole lines; long lines are skipped."""
+        cap = self.limits.max_regex_line_bytes
+        line = 1  # number of the first line in `carry + chunk`
+        carry = b""
+        skipping = False  # inside a line longer than the cap: drop bytes up to its end
+        while True:
+            more = len(chunk) == requested
+            data = carry + chunk if carry else chunk
+            carry = b""
+            if skipping:
+                newline = data.find(b"\n")
+                if newline == -1:
+                    data = b""
+                else:
+                    data, skipping, line = data[newline + 1 :], False, line + 1
+            if more and data:
+                last_newline = data.rfind(b"\n")
+                data, carry = data[: last_newline + 1], data[last_newline + 1 :]
+                if len(carry) > cap:
+                    carry, skipping = b"", True
+                    self.long_lines_skipped += 1
+            if data:
+                self._search_lines(path, line, data)
+                line += data.count(b"\n")
+            if not more:
+                return
+            self._check_time()
+            chunk = _read_chunk(fd, self.limits.chunk_bytes)
+            requested = self.limits.chunk_bytes
+            if not chunk:  # the end came exactly after a full read: carry is the last line
+                if carry:
+                    self._search_lines(path, line, carry)
+                return
+            if b"\x00" in chunk:  # binary from here on: stop here
+                return
+
+    def _search_lines(self, path: str, first_line: int, raw: bytes) -> None:
+        """Search whole lines ``raw`` (each ends with ``\\n``, but the file's last may not)."""
+        cap = self.limits.max_regex_line_bytes
+        if self.matcher.line_local and (len(raw) <= cap or _longest_line(raw) <= cap):
+            self._search_chunk_of_lines(path, first_line, raw)
+            return
+        lines = raw.split(b"\n")
+        if raw.endswith(b"\n"):
+            lines.pop()  # nothing after the last newline: not a line
+        search = self.matcher.pattern.search  # type: ignore[union-attr]
+        for index, raw_line in enumerate(lines):
+            if len(raw_line) > cap:
+                self.long_lines_skipped += 1
+                continue
+            if index & 15 == 0:
+                self._check_time()
+            text = raw_line.decode("utf-8", "surrogateescape")
+            self.in_regex = True
+            try:
+                found = search(text)
+            finally:
+                self.in_regex = False
+            if found is not None:
+                self._record_text(path, first_line + index, text, found.start())
+
+    def _search_chunk_of_lines(self, path: str, first_line: int, raw: bytes) -> None:
+        """Run a line-local pattern over whole lines at once, in windows of ~8 K characters.
+
+        Each window ends just after a newline and is searched with ``endpos``; the time
+        budget is checked between windows, which bounds an uninterruptible regex call
+        where no SIGALRM can be used (outside the main thread).
+        """
+        text = raw.decode("utf-8", "surrogateescape")
+        search = self.matcher.pattern.search  # type: ignore[union-attr]
+        size = len(text)
+        line, counted, position = first_line, 0, 0
+        while position < size:
+            window_end = text.find("\n", min(position + _REGEX_WINDOW_CHARS, size - 1))
+            window_end = size if window_end == -1 else window_end + 1
+            while position < window_end:
+                self.in_regex = True
+                try:
+                    found = search(text, position, window_end)
+                finally:
+                    self.in_regex = False
+                if found is None:
+                    break
+                start = found.start()
+                if start == window_end and text[window_end - 1] == "\n":
+                    break  # an empty match after the window's last newline: not a line
+                line_start = text.rfind("\n", 0, start) + 1
+                line += text.count("\n", counted, line_start)
+                counted = line_start
+                line_end = text.find("\n", start, window_end)
+                content = text[line_start:] if line_end == -1 else text[line_start:line_end]
+                self._record_text(path, line, content, start - line_start)
+                if line_end == -1:
+                    return
+                position = line_end + 1
+            position = window_end
+            self._check_time()
+
+    def _record_text(self, path: str, line: int, text: str, offset: int) -> None:
+        if self.matches >= self.limit:  # the first match over the limit: no preview needed
+            return self._record(path, line, "", False)
+        # lone surrogates stand for undecodable bytes: show them as U+FFFD
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        if line == 1 and text.startswith("\ufeff"):
+            text, offset = text[1:], max(0, offset - 1)
+        preview, cut = _shape_preview(text, offset, False, False)
+        self._record(path, line, preview, cut)
+
+    # ----------------------------------------------------------------- results
+
+    def _record(self, path: str, line: int, preview: str, cut: bool) -> None:
+        self.matches += 1
+        if self.matches > self.limit:  # one more than asked: there ARE more, stop now
+            self.stopped_by = "max_results"
+            raise _Stop
+        # A tuple of strings and ints, which the garbage collector soon stops tracking; the
+        # candidate dicts are built once, at the end (see _candidates).
+        self.found.append((path, line, preview, cut))
+
+    def _check_time(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.stopped_by = "time_budget"
+            raise _Stop
+
+    def _alarm(self) -> _Alarm:
+        return _Alarm(self)
+
+    def data(
+        self, query: str, mode: str, case_sensitive: bool, max_results: int, scope: str
+    ) -> dict[str, Any]:
+        """``data`` of the success envelope (see :func:`search_files`)."""
+        out: dict[str, Any] = {
+            "query": query,
+            "mode": mode,
+            "case_sensitive": case_sensitive,
+            "scope": scope,
+            "max_results": max_results,
+            "candidates": _candidates(self.found),
+            "truncated": self.stopped_by is not None,
+        }
+        if self.stopped_by is None:
+            out["total_matches"] = self.matches
+        else:
+            out["total_matches_at_least"] = self.matches
+            out["stopped_by"] = self.stopped_by
+        out["files_searched"] = self.files_searched
+        out["files_skipped"] = dict(self.skipped)
+        if mode == "regex":
+            out["long_lines_skipped"] = self.long_lines_skipped
+        suggestion = self._suggestion(case_sensitive)
+        if suggestion:
+            out["suggestion"] = suggestion
+        return out
+
+    def _suggestion(self, case_sensitive: bool) -> str | None:
+        if self.stopped_by == "max_results":
+            return (
+                f"more than {self.limit} lines match: use a more specific query or set 'path'"
+                f" to a smaller directory (max_results allows up to {MAX_RESULTS})"
+            )
+        if self.stopped_by == "time_budget":
+            return (
+                "the search ran out of time before covering the scope: set 'path' to a"
+                " smaller directory, or simplify a regex that backtracks (e.g. '.*.*')"
+            )
+        if self.matches == 0:
+            if self.files_searched == 0:
+                return "no text file was searched in this scope (see files_skipped)"
+            hint = ", or case_sensitive false" if case_sensitive else ""
+            return f"no line matches: check the spelling, try a shorter query{hint}"
+        return None
+
+
+class _Alarm:
+    """Interrupts a regex that outlives the time budget (main thread, POSIX only).
+
+    The handler raises only while a regex search runs (``run.in_regex``); anywhere else
+    the loops see the deadline themselves. An ITIMER_REAL already in use is left alone.
+    """
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
+        self.previous: Any = None
+        self.armed = False
+
+    def __enter__(self) -> _Alarm:
+        run = self.run
+        if (
+            run.matcher.mode != "regex"
+            or run.deadline is None
+            or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()
+            or signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0)
+        ):
+            return self
+
+        def handler(_signum: int, _frame: FrameType | None) -> None:
+            if run.in_regex:
+                raise _TimeBudgetExceeded
+
+        self.previous = signal.signal(signal.SIGALRM, handler)
+        self.armed = True
+        signal.setitimer(signal.ITIMER_REAL, max(1e-3, run.deadline - time.monotonic()))
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.armed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _cut(text: str, chars: int = 80) -> str:
+    """``text`` for a message: long input is not echoed in full."""
+    return text if len(text) <= chars else text[: chars - 1] + "…"
+
+
+def _candidates(found: list[tuple[str, int, str, bool]]) -> list[dict[str, Any]]:
+    """The candidates of the result, built with the garbage collector paused.
+
+    Building only allocates (no reference cycles can form), yet each nested dict counts
+    toward the next collection: 100k candidates (a benchmark's limit, not a model's) cost
+    three full collections of the whole heap, about 0.3 s, for nothing.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [_candidate(*one) for one in found]
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _candidate(path: str, line: int, preview: str, cut: bool) -> dict[str, Any]:
+    """One candidate of the result, with the read_lines call that shows its context."""
+    candidate: dict[str, Any] = {"path": path, "line": line, "preview": preview}
+    if cut:
+        candidate["preview_truncated"] = True
+    start = line - CONTEXT_BEFORE if line > CONTEXT_BEFORE else 1
+    candidate["next_call"] = {
+        "name": _NEXT_TOOL,
+        "arguments": {"path": path, "start": start, "count": CONTEXT_COUNT},
+    }
+    return candidate
+
+
+def _entry_kind(entry: os.DirEntry[str]) -> str:
+    """``dir``, ``file``, ``symlink`` or ``other``, from the listing (never following links)."""
+    try:
+        if entry.is_symlink():
+            return "symlink"
+        if entry.is_dir(follow_symlinks=False):
+            return "dir"
+        if entry.is_file(follow_symlinks=False):
+            return "file"
+    except OSError:  # vanished while we looked
+        pass
+    return "other"
+
+
+def _readable_path(relative: str) -> bool:
+    """Whether read_lines accepts ``relative``: valid UTF-8, not blank, not too long."""
+    if len(relative) > MAX_PATH_CHARS or not relative.strip():
+        return False
+    try:
+        return len(relative.encode("utf-8")) < _PATH_MAX_BYTES
+    except UnicodeEncodeError:  # a name that is not UTF-8 (kept as lone surrogates)
+        return False
+
+
+def _count_newlines(data: bytes, start: int) -> int:
+    """Newlines in ``data[start:]``: numpy's vectorized count (``bytes.count`` is ~4x slower)."""
+    if len(data) - start < 4096:
+        return data.count(b"\n", start)
+    return int(numpy.count_nonzero(numpy.frombuffer(data, numpy.uint8, offset=start) == 10))
+
+
+def _longest_line(raw: bytes) -> int:
+    """The length in bytes of the longest line in ``raw``."""
+    newlines = numpy.flatnonzero(numpy.frombuffer(raw, numpy.uint8) == 10)
+    if newlines.size == 0:
+        return len(raw)
+    edges = numpy.concatenate(([-1], newlines, [len(raw)]))
+    return int((numpy.diff(edges) - 1).max())
+
+
+def _shape_preview(text: str, offset: int, cut_left: bool, cut_right: bool) -> tuple[str, bool]:
+    """The line for a preview: stripped, at most PREVIEW_CHARS around ``offset``, cuts marked."""
+    stripped = text.lstrip()
+    offset = max(0, offset - (len(text) - len(stripped)))
+    stripped = stripped.rstrip()
+    if len(stripped) > PREVIEW_CHARS:
+        begin = max(0, min(offset - PREVIEW_CHARS // 4, len(stripped) - PREVIEW_CHARS))
+        cut_left = cut_left or begin > 0
+        cut_right = cut_right or begin + PREVIEW_CHARS < len(stripped)
+        stripped = stripped[begin : begin + PREVIEW_CHARS]
+    if not (cut_left or cut_right):
+        return stripped, False
+    return ("…" if cut_left else "") + stripped + ("…" if cut_right else ""), True
+
+
+#: JSON Schema of ``data`` in a successful search_files result.
+SEARCH_FILES_DATA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "query",
+        "mode",
+        "case_sensitive",
+        "scope",
+        "max_results",
+        "candidates",
+        "truncated",
+        "files_searched",
+        "files_skipped",
+    ],
+    "additionalProperties": False,
+    "properties": {
+        "query": {"type": "string"},
+        "mode": {"enum": list(MODES)},
+        "case_sensitive": {"type": "boolean"},
+        "scope": {"type": "string", "minLength": 1},
+        "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS},
+        "candidates": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["path", "line", "preview", "next_call"],
+                "additionalProperties": False,
+                "properties": {
+                    "path": {"type": "string", "minLength": 1},
+                    "line": {"type": "integer", "minimum": 1},
+                    "preview": {"type": "string"},
+                    "preview_truncated": {"const": True},
+                    "next_call": {
+                        "type": "object",
+                        "required": ["name", "arguments"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "name": {"const": "read_lines"},
+                            "arguments": {
+                                "type": "object",
+                                "required": ["path", "start", "count"],
+                                "additionalProperties": False,
+                                "properties": {
+                                    "path": {"type": "string", "minLength": 1},
+                                    "start": {"type": "integer", "minimum": 1},
+                                    "count": {"const": CONTEXT_COUNT},
+                                },
+                            },
+                        },
+                    },
+                },
+            },
+        },
+        "truncated": {"type": "boolean"},
+        "total_matches": {"type": "integer", "minimum": 0},
+        "total_matches_at_least": {"type": "integer", "minimum": 0},
+        "stopped_by": {"enum": ["max_results", "time_budget"]},
+        "files_searched": {"type": "integer", "minimum": 0},
+        "files_skipped": {
+            "type": "object",
+            "required": list(SKIP_REASONS),
+            "additionalProperties": False,
+            "properties": {reason: {"type": "integer", "minimum": 0} for reason in SKIP_REASONS},
+        },
+        "long_lines_skipped": {"type": "integer", "minimum": 0},
+        "suggestion": {"type": "string", "minLength": 1},
+    },
+    "oneOf": [
+        {
+            "properties": {"truncated": {"const": False}},
+            "required": ["total_matches"],
+            "not": {
+                "anyOf": [{"required": ["total_matches_at_least"]}, {"required": ["stopped_by"]}]
+            },
+        },
+        {
+            "properties": {"truncated": {"const": True}},
+            "required": ["total_matches_at_least", "stopped_by"],
+            "not": {"required": ["total_matches"]},
+        },
+    ],
+}
+
+#: search_files as the model sees it: one spec for registries, linters and exports.
+SEARCH_FILES_SPEC = ToolSpec(
+    name=TOOL_NAME,
+    title="Search the workspace's text files",
+    description=SEARCH_FILES_DESCRIPTION,
+    input_schema=SEARCH_FILES_SCHEMA,
+    annotations=READ_ONLY_LOCAL,
+    output_schema=SEARCH_FILES_DATA_SCHEMA,
+    handler=search_files,
+)
