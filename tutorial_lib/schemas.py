@@ -471,21 +471,26 @@ def _shown(value: Any) -> str:
         return str(safe)
 
 
-def _description() -> str:
-    good = [e for e in READ_LINES_EXAMPLES if e.in_description and e.code is None]
-    bad = [e for e in READ_LINES_EXAMPLES if e.in_description and e.code is not None]
-    lines = [
-        f"Read up to {MAX_COUNT} consecutive lines of one UTF-8 text file in the workspace."
-        " Returns each line with its real 1-based number, total_lines of the file, and"
-        " has_more. Read-only. Use a search tool first if you do not know the path.",
-        "Example: " + ", ".join(json.dumps(e.args) for e in good),
-    ]
+def description_with_examples(summary: str, examples: tuple[ArgumentExample, ...]) -> str:
+    """A model-facing description: ``summary``, then the table's rows marked for it.
+
+    Valid rows become ``Example:`` lines, invalid ones ``Not: ... (note)``, so the
+    description, the validators and the tests all quote the same examples.
+    """
+    good = [e for e in examples if e.in_description and e.code is None]
+    bad = [e for e in examples if e.in_description and e.code is not None]
+    lines = [summary, "Example: " + ", ".join(json.dumps(e.args) for e in good)]
     lines += [f"Not: {json.dumps(e.args)} ({e.note})" for e in bad]
     return "\n".join(lines)
 
 
 #: The model-facing description, built from the same table the tests use.
-READ_LINES_DESCRIPTION = _description()
+READ_LINES_DESCRIPTION = description_with_examples(
+    f"Read up to {MAX_COUNT} consecutive lines of one UTF-8 text file in the workspace."
+    " Returns each line with its real 1-based number, total_lines of the file, and"
+    " has_more. Read-only. Use a search tool first if you do not know the path.",
+    READ_LINES_EXAMPLES,
+)
 
 
 # What a learner whose validator gets a row wrong should think about (learner-facing, Chinese).

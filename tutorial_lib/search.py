@@ -49,7 +49,6 @@ reads are skipped (``too_large``), so every candidate's ``next_call`` is a valid
 from __future__ import annotations
 
 import gc
-import json
 import os
 import re
 import signal
@@ -71,6 +70,7 @@ from tutorial_lib.schemas import (
     MAX_PATH_CHARS,
     ArgumentContract,
     ArgumentExample,
+    description_with_examples,
     out_of_range_error,
 )
 from tutorial_lib.toolspec import READ_ONLY_LOCAL, ToolSpec
@@ -322,28 +322,24 @@ SEARCH_FILES_EXAMPLES: tuple[ArgumentExample, ...] = (
 )
 
 
-def _description() -> str:
-    good = [e for e in SEARCH_FILES_EXAMPLES if e.in_description and e.code is None]
-    bad = [e for e in SEARCH_FILES_EXAMPLES if e.in_description and e.code is not None]
-    lines = [
-        "Find the lines of the workspace's text files that contain a query, and return"
-        " candidate locations: path (relative to the workspace root), 1-based line,"
-        " a short preview, and next_call: the exact read_lines call that shows the lines"
-        " around it. Read-only. Searches every file beneath 'path' (default: the whole"
-        " workspace) in path order, then line order; binary files, files over 256 MiB and"
-        " symlinks are skipped and counted in files_skipped.",
-        f"Returns at most max_results lines (default {DEFAULT_MAX_RESULTS}, up to"
-        f" {MAX_RESULTS}). total_matches is the exact number of matching lines; if more"
-        " lines match than returned, truncated is true and total_matches_at_least replaces"
-        " it. No match is a success with no candidates, not an error.",
-        "Example: " + ", ".join(json.dumps(e.args) for e in good),
-    ]
-    lines += [f"Not: {json.dumps(e.args)} ({e.note})" for e in bad]
-    return "\n".join(lines)
-
-
 #: The model-facing description, built from the same table the tests use.
-SEARCH_FILES_DESCRIPTION = _description()
+SEARCH_FILES_DESCRIPTION = description_with_examples(
+    "\n".join(
+        [
+            "Find the lines of the workspace's text files that contain a query, and return"
+            " candidate locations: path (relative to the workspace root), 1-based line,"
+            " a short preview, and next_call: the exact read_lines call that shows the lines"
+            " around it. Read-only. Searches every file beneath 'path' (default: the whole"
+            " workspace) in path order, then line order; binary files, files over 256 MiB and"
+            " symlinks are skipped and counted in files_skipped.",
+            f"Returns at most max_results lines (default {DEFAULT_MAX_RESULTS}, up to"
+            f" {MAX_RESULTS}). total_matches is the exact number of matching lines; if more"
+            " lines match than returned, truncated is true and total_matches_at_least replaces"
+            " it. No match is a success with no candidates, not an error.",
+        ]
+    ),
+    SEARCH_FILES_EXAMPLES,
+)
 
 
 # --------------------------------------------------------------------------- the tool
