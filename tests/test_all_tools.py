@@ -23,6 +23,11 @@ from jsonschema import Draft202012Validator
 from tools.notebooks import ROOT
 from tutorial_lib.contracts import CATALOGUE, ENVELOPE_SCHEMA
 from tutorial_lib.files import READ_LINES_SPEC, ReadLimits, read_lines
+from tutorial_lib.github_client import GitHubClient
+from tutorial_lib.github_fixtures import build_store
+from tutorial_lib.github_service import serve
+from tutorial_lib.github_tools import GitHubToolContext, github_tool_specs
+from tutorial_lib.pagination import CursorCodec
 from tutorial_lib.pipeline import call_tool
 from tutorial_lib.search import SEARCH_FILES_SPEC, search_files
 from tutorial_lib.tasks_example import TaskStore, task_set_status, task_set_status_spec
@@ -89,6 +94,19 @@ def test_arbitrary_arguments_to_every_registered_tool_give_a_valid_envelope(
     assert result["tool"] == name
 
 
+def list_comments_with_a_forged_cursor() -> dict[str, Any]:
+    """github_pr_list_comments against the emulator, given a cursor that was altered."""
+    with serve(build_store()) as service, GitHubClient(service.base_url) as client:
+        context = GitHubToolContext(client, CursorCodec(b"k" * 32))
+        specs = {spec.name: spec for spec in github_tool_specs(context)}
+        tool = specs["github_pr_list_comments"]
+        args = {"repository": "example/shop", "pr": 128}
+        first = tool.handler(None, args)
+        cursor = first["data"]["next_cursor"]
+        forged = cursor[:-1] + ("A" if cursor[-1] != "A" else "B")
+        return tool.handler(None, args | {"cursor": forged})
+
+
 def produce_every_code(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, Any]]:
     """One real call per catalogue code; returns code -> the envelope that call produced."""
 
@@ -120,6 +138,7 @@ def produce_every_code(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
             store=TaskStore({"T-1": "todo"}, lose_next_reply=True),
         ),
         "unknown_tool": call_tool(registry(), "github_pr_merge", {}, root=root),
+        "invalid_cursor": list_comments_with_a_forged_cursor(),
     }
     # Root reads files whatever their mode: inject the kernel's answer for one file instead.
     real_open = os.open

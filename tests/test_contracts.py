@@ -205,6 +205,7 @@ def test_every_read_lines_code_is_covered() -> None:
     other_tools = {"invalid_status", "outcome_unknown"}  # task_set_status (tests below)
     other_tools |= {"unknown_tool"}  # the pipeline (test_pipeline.py)
     other_tools |= {"invalid_value"}  # search_files (test_search.py)
+    other_tools |= {"invalid_cursor"}  # the paginated GitHub tools (test_pagination.py)
     assert reachable == set(CATALOGUE) - other_tools
 
 
@@ -289,6 +290,7 @@ EXPECTED_STEPS = {
     "unknown_tool": "fix_input",
     "outcome_unknown": "verify_state",
     "invalid_value": "fix_input",
+    "invalid_cursor": "fix_input",
 }
 
 

@@ -103,6 +103,12 @@ CATALOGUE: dict[str, CodeInfo] = {
         "a value of the right type that is not accepted: not one of allowed_values, empty,"
         " or not a valid pattern",
     ),
+    # chapter 04 (paged GitHub tools)
+    "invalid_cursor": CodeInfo(
+        "after_input_correction",
+        "the cursor was altered, expired, or issued for another query: call again without"
+        " cursor to restart from the first page",
+    ),
 }
 
 

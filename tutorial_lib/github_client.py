@@ -1,0 +1,365 @@
+"""A small GitHub REST (and one GraphQL query) client on ``httpx``, with contract errors.
+
+The same code talks to the course's emulator (``tutorial_lib.github_service``) and to the
+real GitHub API; only the base URL and the token change::
+
+    # the emulator (loopback, no token needed unless the service was started with one)
+    client = GitHubClient(handle.base_url)
+
+    # the real GitHub API (NOT tested by this course): a fine-grained personal access token
+    # with "Pull requests: read" (and "write" for create_issue_comment) on the repository
+    client = GitHubClient("https://api.github.com", token=os.environ["GITHUB_TOKEN"])
+
+Every request sends ``Accept: application/vnd.github+json``, ``X-GitHub-Api-Version:
+2022-11-28`` and, with a token, ``Authorization: Bearer <token>``. GraphQL goes to
+``{base_url}/graphql`` (``https://api.github.com/graphql``); for GitHub Enterprise Server
+pass ``graphql_url`` explicitly (``https://HOST/api/graphql`` next to ``/api/v3``).
+
+**Lists follow ``Link`` headers**: :meth:`GitHubClient.iter_review_comments` requests the
+first page, then the URL of ``rel="next"`` until a response has none. A next URL on another
+origin than ``base_url`` is refused (the token must never be sent elsewhere).
+
+**Errors become contract errors** (:class:`tutorial_lib.contracts.ContractError`):
+
+- 404/410 -> ``not_found``; 401, and 403 without rate limiting -> ``permission_denied``;
+- 400/422 -> ``invalid_value``;
+- 403/429 with ``x-ratelimit-remaining: 0`` or ``retry-after``, 5xx, timeouts, connection
+  failures -> ``temporary_unavailable`` for reads;
+- for the one write, :meth:`GitHubClient.create_issue_comment`, a failure after the request
+  may have reached the server (timeout while waiting, 5xx) -> ``outcome_unknown``: GitHub has
+  no idempotency keys, so blindly retrying may post the comment twice (chapter 05).
+
+Internal details (status, path, GitHub's message, request id) go to the error's ``log``,
+never into the message the model reads; the token never appears in either.
+
+**Resolution state** exists only in GraphQL (REST has no "resolved" flag).
+:meth:`GitHubClient.review_threads` sends :data:`REVIEW_THREADS_QUERY` and maps every
+comment's ``databaseId`` (the REST ``id``) to its thread's ``isResolved``/``isOutdated``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from tutorial_lib.contracts import ContractError
+
+__all__ = [
+    "API_VERSION",
+    "REVIEW_THREADS_QUERY",
+    "GitHubClient",
+    "ReviewCommentsPage",
+    "ThreadState",
+]
+
+API_VERSION = "2022-11-28"
+DEFAULT_TIMEOUT_S = 10.0
+#: GitHub's maximum ``per_page``.
+MAX_PER_PAGE = 100
+_OWNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}")
+_NAME = re.compile(r"(?!\.\.?$)[A-Za-z0-9_.-]{1,100}")
+
+#: The GraphQL query behind :meth:`GitHubClient.review_threads`, exactly as sent. Threads are
+#: paged 100 at a time (``after``); each thread's first 100 comments are read (a thread
+#: with more is rare; later comments of it then have no known state).
+REVIEW_THREADS_QUERY = """\
+query($owner: String!, $name: String!, $number: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes {
+          isResolved
+          isOutdated
+          comments(first: 100) { nodes { databaseId } }
+        }
+      }
+    }
+  }
+}"""
+
+
+@dataclass(frozen=True)
+class ThreadState:
+    """The resolution state of the review thread a comment belongs to."""
+
+    resolved: bool
+    outdated: bool
+
+
+@dataclass(frozen=True)
+class ReviewCommentsPage:
+    """One upstream page: the comments as GitHub sent them, and the ``rel="next"`` URL."""
+
+    comments: list[dict[str, Any]]
+    next_url: str | None
+
+
+class GitHubClient:
+    """A synchronous GitHub client; use it as a context manager or call :meth:`close`.
+
+    ``transport`` replaces the network (``httpx.MockTransport`` in tests).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        graphql_url: str | None = None,
+        transport: httpx.BaseTransport | None = None,
+        user_agent: str = "tutorial-lib-course-client",
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.graphql_url = graphql_url or self.base_url + "/graphql"
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": user_agent,
+        }
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self._origin = httpx.URL(self.base_url)
+        self._http = httpx.Client(
+            base_url=self.base_url + "/",
+            headers=headers,
+            timeout=timeout_s,
+            transport=transport,
+            follow_redirects=False,
+        )
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> GitHubClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ reads
+
+    def get_pull(self, repo: str, number: int) -> dict[str, Any]:
+        """``GET /repos/{owner}/{repo}/pulls/{number}``: the pull request object."""
+        return self._json("GET", f"{_repo_path(repo)}/pulls/{int(number)}")
+
+    def list_review_comments_page(
+        self, repo: str, number: int, *, page: int = 1, per_page: int = MAX_PER_PAGE
+    ) -> ReviewCommentsPage:
+        """One page of a PR's review comments (ascending id), with its next URL if any."""
+        path = f"{_repo_path(repo)}/pulls/{int(number)}/comments"
+        params = {"page": page, "per_page": min(max(per_page, 1), MAX_PER_PAGE)}
+        return self._page(self._send("GET", path, params=params))
+
+    def next_review_comments_page(self, next_url: str) -> ReviewCommentsPage:
+        """The page at a ``rel="next"`` URL this client received."""
+        return self._page(self._send("GET", self._same_origin(next_url)))
+
+    def iter_review_comments(
+        self, repo: str, number: int, per_page: int = MAX_PER_PAGE
+    ) -> Iterator[dict[str, Any]]:
+        """Every review comment of the PR, following ``Link: rel="next"`` until absent."""
+        page = self.list_review_comments_page(repo, number, per_page=per_page)
+        yield from page.comments
+        while page.next_url is not None:
+            page = self.next_review_comments_page(page.next_url)
+            yield from page.comments
+
+    def get_review_comment(self, repo: str, comment_id: int) -> dict[str, Any]:
+        """``GET /repos/{owner}/{repo}/pulls/comments/{comment_id}``."""
+        return self._json("GET", f"{_repo_path(repo)}/pulls/comments/{int(comment_id)}")
+
+    def review_threads(self, repo: str, number: int) -> dict[int, ThreadState]:
+        """``{comment databaseId: ThreadState}`` for every review thread of the PR."""
+        owner, name = _split_repo(repo)
+        states: dict[int, ThreadState] = {}
+        after: str | None = None
+        while True:
+            variables = {"owner": owner, "name": name, "number": int(number), "after": after}
+            payload = {"query": REVIEW_THREADS_QUERY, "variables": _without_nulls(variables)}
+            answer = self._json("POST", self.graphql_url, json=payload)
+            threads = _graphql_threads(answer, repo, number)
+            for thread in threads.get("nodes") or []:
+                state = ThreadState(bool(thread.get("isResolved")), bool(thread.get("isOutdated")))
+                for comment in (thread.get("comments") or {}).get("nodes") or []:
+                    if isinstance(comment.get("databaseId"), int):
+                        states[comment["databaseId"]] = state
+            info = threads.get("pageInfo") or {}
+            if not info.get("hasNextPage") or not info.get("endCursor"):
+                return states
+            after = info["endCursor"]
+
+    # ------------------------------------------------------------------ the one write
+
+    def create_issue_comment(self, repo: str, number: int, body: str) -> dict[str, Any]:
+        """``POST /repos/{owner}/{repo}/issues/{number}/comments``: the created comment."""
+        path = f"{_repo_path(repo)}/issues/{int(number)}/comments"
+        return self._json("POST", path, json={"body": body}, write=True)
+
+    # ------------------------------------------------------------------ internals
+
+    def _json(self, method: str, url: str, *, write: bool = False, **kwargs: Any) -> Any:
+        response = self._send(method, url, write=write, **kwargs)
+        try:
+            return response.json()
+        except ValueError:
+            raise ContractError(
+                "temporary_unavailable",
+                "GitHub answered with a body that is not JSON",
+                log={"status": response.status_code, "path": response.request.url.path},
+            ) from None
+
+    def _send(self, method: str, url: str, *, write: bool = False, **kwargs: Any) -> httpx.Response:
+        try:
+            response = self._http.request(method, url, **kwargs)
+        except httpx.ConnectError as exc:  # never reached the server: nothing happened
+            raise ContractError(
+                "temporary_unavailable",
+                "GitHub could not be reached",
+                log={"exception_class": type(exc).__name__},
+            ) from None
+        except httpx.HTTPError as exc:  # timeouts and broken connections mid-request
+            if write:
+                raise ContractError(
+                    "outcome_unknown",
+                    "the request was sent but no answer came: the comment may or may not exist",
+                    log={"exception_class": type(exc).__name__},
+                    suggestion="list the PR's comments to check before posting again",
+                ) from None
+            raise ContractError(
+                "temporary_unavailable",
+                "GitHub did not answer in time",
+                log={"exception_class": type(exc).__name__},
+            ) from None
+        if response.status_code >= 400:
+            raise _status_error(response, write)
+        return response
+
+    def _page(self, response: httpx.Response) -> ReviewCommentsPage:
+        try:
+            comments = response.json()
+        except ValueError:
+            comments = None
+        if not isinstance(comments, list):
+            raise ContractError(
+                "temporary_unavailable",
+                "GitHub answered a list request with something that is not a list",
+                log={"status": response.status_code, "path": response.request.url.path},
+            )
+        next_url = response.links.get("next", {}).get("url")
+        return ReviewCommentsPage(comments, next_url)
+
+    def _same_origin(self, url: str) -> str:
+        target = httpx.URL(url)
+        origin = self._origin
+        if (target.scheme, target.host, target.port) != (origin.scheme, origin.host, origin.port):
+            raise ContractError(
+                "temporary_unavailable",
+                "GitHub's next-page link points to another server; it was not followed",
+                log={"next_host": target.host},
+                retry="never",
+            )
+        return url
+
+
+def _without_nulls(variables: dict[str, Any]) -> dict[str, Any]:
+    """GraphQL variables without the null ones (``after`` on the first page)."""
+    return {key: value for key, value in variables.items() if value is not None}
+
+
+def _split_repo(repo: str) -> tuple[str, str]:
+    owner, _, name = repo.partition("/") if isinstance(repo, str) else ("", "", "")
+    if not (_OWNER.fullmatch(owner) and _NAME.fullmatch(name)):
+        raise ContractError(
+            "invalid_value",
+            "the repository must be written 'owner/name', e.g. 'example/shop'",
+            field="repository",
+            received=repo,
+        )
+    return owner, name
+
+
+def _repo_path(repo: str) -> str:
+    owner, name = _split_repo(repo)
+    return f"repos/{quote(owner, safe='')}/{quote(name, safe='')}"
+
+
+def _graphql_threads(body: Any, repo: str, number: int) -> dict[str, Any]:
+    """``reviewThreads`` of a GraphQL answer; NOT_FOUND and nulls become ``not_found``."""
+    errors = body.get("errors") if isinstance(body, dict) else None
+    data = body.get("data") if isinstance(body, dict) else None
+    repository = (data or {}).get("repository")
+    pull = (repository or {}).get("pullRequest")
+    if pull is None:
+        types = {e.get("type") for e in errors or [] if isinstance(e, dict)}
+        if errors and not types & {"NOT_FOUND"}:
+            raise ContractError(
+                "temporary_unavailable",
+                "GitHub's GraphQL API answered with an error",
+                log={"graphql_errors": [e.get("message") for e in errors if isinstance(e, dict)]},
+            )
+        what = "repository" if repository is None else "pull request"
+        raise ContractError(
+            "not_found",
+            f"GitHub has no {what} {repo}#{number} visible to this client",
+            log={"graphql_errors": errors},
+        )
+    threads = pull.get("reviewThreads")
+    if not isinstance(threads, dict):
+        raise ContractError("temporary_unavailable", "GitHub's GraphQL answer has no threads")
+    return threads
+
+
+def _status_error(response: httpx.Response, write: bool) -> ContractError:
+    status = response.status_code
+    try:
+        github_message = response.json().get("message")
+    except (ValueError, AttributeError):
+        github_message = None
+    log = {
+        "status": status,
+        "path": response.request.url.path,
+        "github_message": github_message,
+        "request_id": response.headers.get("x-github-request-id"),
+    }
+    rate_limited = status == 429 or (
+        status == 403
+        and (
+            response.headers.get("x-ratelimit-remaining") == "0"
+            or "retry-after" in response.headers
+        )
+    )
+    if status in (404, 410):
+        return ContractError("not_found", f"GitHub answered {status}: no such object", log=log)
+    if rate_limited:
+        return ContractError(
+            "temporary_unavailable", "GitHub's rate limit is exhausted: wait, then retry", log=log
+        )
+    if status in (401, 403):
+        return ContractError(
+            "permission_denied",
+            f"GitHub refused the request ({status}): the token is missing, invalid or lacks"
+            " access to this repository",
+            log=log,
+        )
+    if status in (400, 422):
+        return ContractError(
+            "invalid_value", f"GitHub refused the request as invalid ({status})", log=log
+        )
+    if write and status >= 500:
+        return ContractError(
+            "outcome_unknown",
+            f"GitHub failed while handling the write ({status}): it may or may not have happened",
+            log=log,
+            suggestion="list the PR's comments to check before posting again",
+        )
+    return ContractError(
+        "temporary_unavailable", f"GitHub is temporarily failing ({status})", log=log
+    )

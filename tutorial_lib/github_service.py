@@ -1,0 +1,870 @@
+"""A GitHub REST (and minimal GraphQL) emulator over real HTTP on 127.0.0.1.
+
+    with serve(build_store(), token="t0ken") as handle:
+        httpx.get(f"{handle.base_url}/repos/example/shop/pulls/128/comments",
+                  headers={"Authorization": "Bearer t0ken"})
+
+Standard library only (``http.server.ThreadingHTTPServer`` in a daemon thread), one free port
+per :func:`serve`, no logging to stderr, clean shutdown when the ``with`` block ends. The
+shapes follow GitHub's REST API version 2022-11-28, enough that PyGithub works unchanged.
+
+REST endpoints (``{repo}`` is ``repos/{owner}/{name}`` or ``repositories/{id}``, as in the
+``Link`` headers of real GitHub)::
+
+    GET  /{repo}                              a repository
+    GET  /{repo}/pulls/{n}                    a pull request
+    GET  /{repo}/pulls/{n}/comments           review comments, paged
+    GET  /{repo}/pulls/comments/{id}          one review comment
+    GET  /{repo}/issues/{n}                   the PR as an issue
+    GET  /{repo}/issues/{n}/comments          conversation comments, paged
+    POST /{repo}/issues/{n}/comments          {"body": ...} -> 201 + Location
+    GET  /{repo}/issues/comments/{id}         one conversation comment
+    GET  /users/{login}                       a user
+    GET  /{owner}/{name}/pull/{n}, /{login}   tiny HTML pages (the ``html_url`` fields)
+    POST /graphql                             review threads of a PR (below)
+
+Lists take ``page`` (default 1) and ``per_page`` (default 30, capped at 100), are ordered by
+ascending id and carry a ``Link`` header (``next``/``prev``/``first``/``last``); a page past
+the end is ``[]``. ``sort``, ``direction`` and ``since`` are not implemented (ignored).
+Every response carries ``X-RateLimit-*`` headers; the count is per server, and a limit is
+enforced (403) only when ``serve(..., rate_limit=N)`` is given.
+
+GraphQL: REST has no "resolved" flag; GitHub serves it through GraphQL, and so does this
+emulator. It understands exactly one query shape, :data:`REVIEW_THREADS_QUERY` (the one the
+course's client sends, with variables), and any sub-selection of its fields; anything else
+gets a GraphQL ``{"errors": [...]}`` answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from tutorial_lib.github_fixtures import (
+    GitHubStore,
+    IssueComment,
+    PullRequest,
+    Repository,
+    ReviewComment,
+    ReviewThread,
+    User,
+)
+
+__all__ = ["REVIEW_THREADS_QUERY", "ServiceHandle", "serve"]
+
+DOCS = "https://docs.github.com/rest"
+DEFAULT_PER_PAGE = 30
+MAX_PER_PAGE = 100
+DEFAULT_RATE_LIMIT = 5000
+
+#: The GraphQL query the course's client sends (variables: owner, name, number, first, after).
+REVIEW_THREADS_QUERY = """\
+query($owner: String!, $name: String!, $number: Int!, $first: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: $first, after: $after) {
+        nodes {
+          id isResolved isOutdated path line
+          comments(first: 100) { nodes { databaseId body } }
+        }
+        pageInfo { hasNextPage endCursor }
+      }
+    }
+  }
+}"""
+
+Json = Any
+
+
+@dataclass(frozen=True)
+class ServiceHandle:
+    """What :func:`serve` yields: where the emulator listens and what it serves."""
+
+    base_url: str
+    port: int
+    store: GitHubStore
+    thread: threading.Thread
+
+
+class _ApiError(Exception):
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        super().__init__(body.get("message", ""))
+        self.status = status
+        self.body = body
+
+
+def _not_found() -> _ApiError:
+    return _ApiError(404, {"message": "Not Found", "documentation_url": DOCS, "status": "404"})
+
+
+# -- JSON shapes -----------------------------------------------------------------------------
+
+
+class _Shapes:
+    """Turns store records into GitHub-shaped JSON with URLs under ``base``."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def user(self, user: User) -> dict[str, Any]:
+        return {
+            "login": user.login,
+            "id": user.id,
+            "node_id": _node_id("U", user.id),
+            "avatar_url": "",
+            "url": f"{self.base}/users/{user.login}",
+            "html_url": f"{self.base}/{user.login}",
+            "type": user.type,
+            "site_admin": False,
+        }
+
+    def repo_url(self, repo: Repository) -> str:
+        return f"{self.base}/repos/{repo.full_name}"
+
+    def repository(self, repo: Repository) -> dict[str, Any]:
+        url = self.repo_url(repo)
+        return {
+            "id": repo.id,
+            "node_id": _node_id("R", repo.id),
+            "name": repo.name,
+            "full_name": repo.full_name,
+            "owner": self.user(repo.owner),
+            "private": repo.private,
+            "html_url": f"{self.base}/{repo.full_name}",
+            "description": repo.description,
+            "fork": False,
+            "url": url,
+            "pulls_url": url + "/pulls{/number}",
+            "issues_url": url + "/issues{/number}",
+            "default_branch": repo.default_branch,
+            "visibility": "private" if repo.private else "public",
+        }
+
+    def pull(self, repo: Repository, pull: PullRequest) -> dict[str, Any]:
+        url = f"{self.repo_url(repo)}/pulls/{pull.number}"
+        issue_url = f"{self.repo_url(repo)}/issues/{pull.number}"
+        html = f"{self.base}/{repo.full_name}/pull/{pull.number}"
+        repo_json = self.repository(repo)
+        return {
+            "url": url,
+            "id": pull.id,
+            "node_id": _node_id("PR", pull.id),
+            "html_url": html,
+            "issue_url": issue_url,
+            "comments_url": issue_url + "/comments",
+            "review_comments_url": url + "/comments",
+            "review_comment_url": f"{self.repo_url(repo)}/pulls/comments{{/number}}",
+            "number": pull.number,
+            "state": pull.state,
+            "locked": False,
+            "title": pull.title,
+            "body": pull.body,
+            "user": self.user(pull.user),
+            "created_at": pull.created_at,
+            "updated_at": pull.updated_at,
+            "closed_at": None,
+            "merged_at": None,
+            "draft": False,
+            "head": {
+                "label": f"{repo.owner.login}:{pull.head_ref}",
+                "ref": pull.head_ref,
+                "sha": pull.head_sha,
+                "user": self.user(repo.owner),
+                "repo": repo_json,
+            },
+            "base": {
+                "label": f"{repo.owner.login}:{pull.base_ref}",
+                "ref": pull.base_ref,
+                "sha": pull.base_sha,
+                "user": self.user(repo.owner),
+                "repo": repo_json,
+            },
+            "author_association": "CONTRIBUTOR",
+            "_links": {
+                "self": {"href": url},
+                "html": {"href": html},
+                "issue": {"href": issue_url},
+                "comments": {"href": issue_url + "/comments"},
+                "review_comments": {"href": url + "/comments"},
+                "review_comment": {"href": f"{self.repo_url(repo)}/pulls/comments{{/number}}"},
+            },
+        }
+
+    def issue(self, repo: Repository, pull: PullRequest, n_comments: int) -> dict[str, Any]:
+        issue_url = f"{self.repo_url(repo)}/issues/{pull.number}"
+        return {
+            "url": issue_url,
+            "repository_url": self.repo_url(repo),
+            "comments_url": issue_url + "/comments",
+            "html_url": f"{self.base}/{repo.full_name}/pull/{pull.number}",
+            "id": pull.id + 1,
+            "node_id": _node_id("I", pull.id),
+            "number": pull.number,
+            "title": pull.title,
+            "body": pull.body,
+            "user": self.user(pull.user),
+            "state": pull.state,
+            "locked": False,
+            "comments": n_comments,
+            "created_at": pull.created_at,
+            "updated_at": pull.updated_at,
+            "closed_at": None,
+            "author_association": "CONTRIBUTOR",
+            "pull_request": {
+                "url": f"{self.repo_url(repo)}/pulls/{pull.number}",
+                "html_url": f"{self.base}/{repo.full_name}/pull/{pull.number}",
+            },
+        }
+
+    def review_comment(self, repo: Repository, c: ReviewComment) -> dict[str, Any]:
+        url = f"{self.repo_url(repo)}/pulls/comments/{c.id}"
+        pull_url = f"{self.repo_url(repo)}/pulls/{c.pr}"
+        html = f"{self.base}/{repo.full_name}/pull/{c.pr}#discussion_r{c.id}"
+        shaped: dict[str, Any] = {
+            "url": url,
+            "pull_request_review_id": c.review_id,
+            "id": c.id,
+            "node_id": _node_id("PRRC", c.id),
+            "diff_hunk": c.diff_hunk,
+            "path": c.path,
+            "commit_id": c.commit_id,
+            "original_commit_id": c.original_commit_id,
+            "user": self.user(c.user),
+            "body": c.body,
+            "created_at": c.created_at,
+            "updated_at": c.updated_at,
+            "html_url": html,
+            "pull_request_url": pull_url,
+            "author_association": c.author_association,
+            "_links": {
+                "self": {"href": url},
+                "html": {"href": html},
+                "pull_request": {"href": pull_url},
+            },
+            "line": c.line,
+            "original_line": c.original_line,
+            "side": c.side,
+            "original_position": 1,
+            "position": None if c.line is None else 1,
+            "subject_type": "line",
+        }
+        if c.in_reply_to_id is not None:
+            shaped["in_reply_to_id"] = c.in_reply_to_id
+        return shaped
+
+    def issue_comment(self, repo: Repository, c: IssueComment) -> dict[str, Any]:
+        return {
+            "id": c.id,
+            "node_id": _node_id("IC", c.id),
+            "url": f"{self.repo_url(repo)}/issues/comments/{c.id}",
+            "html_url": f"{self.base}/{repo.full_name}/pull/{c.number}#issuecomment-{c.id}",
+            "issue_url": f"{self.repo_url(repo)}/issues/{c.number}",
+            "user": self.user(c.user),
+            "created_at": c.created_at,
+            "updated_at": c.updated_at,
+            "body": c.body,
+            "author_association": c.author_association,
+        }
+
+
+def _node_id(prefix: str, number: int) -> str:
+    return f"{prefix}_" + base64.urlsafe_b64encode(str(number).encode()).decode().rstrip("=")
+
+
+# -- paging ----------------------------------------------------------------------------------
+
+
+def _int_param(query: dict[str, list[str]], name: str, default: int) -> int:
+    try:
+        return int(query.get(name, [str(default)])[0])
+    except ValueError:
+        return default
+
+
+def _page_window(query: dict[str, list[str]]) -> tuple[int, int]:
+    """``(page, per_page)`` clamped as GitHub does (page >= 1, 1 <= per_page <= 100)."""
+    page = max(1, _int_param(query, "page", 1))
+    per_page = _int_param(query, "per_page", DEFAULT_PER_PAGE)
+    per_page = DEFAULT_PER_PAGE if per_page < 1 else min(per_page, MAX_PER_PAGE)
+    return page, per_page
+
+
+def _link_header(
+    list_url: str, query: dict[str, list[str]], page: int, per_page: int, total: int
+) -> str | None:
+    last = max(1, -(-total // per_page))
+    kept = {k: v[0] for k, v in query.items() if k not in ("page", "per_page")}
+
+    def url(n: int) -> str:
+        return f"{list_url}?{urlencode({**kept, 'per_page': per_page, 'page': n})}"
+
+    rels: list[tuple[str, int]] = []
+    if page > 1:
+        rels.append(("prev", min(page - 1, last)))
+    if page < last:
+        rels.append(("next", page + 1))
+        rels.append(("last", last))
+    if page > 1:
+        rels.append(("first", 1))
+    return ", ".join(f'<{url(n)}>; rel="{rel}"' for rel, n in rels) or None
+
+
+# -- GraphQL (just enough) -------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r'\s*(?:(\.\.\.)|([{}():!,\[\]=])|(\$?[A-Za-z_]\w*)|(-?\d+)|("(?:[^"\\]|\\.)*"))'
+)
+
+
+@dataclass
+class _Field:
+    name: str
+    args: dict[str, Any]
+    children: list[_Field]
+
+
+class _GraphQLError(Exception):
+    pass
+
+
+def _tokens(text: str) -> list[str]:
+    out: list[str] = []
+    pos = 0
+    text = re.sub(r"#[^\n]*", "", text).strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise _GraphQLError(f"Parse error near {text[pos : pos + 20]!r}")
+        token = m.group(0).strip()
+        if token != ",":
+            out.append(token)
+        pos = m.end()
+    return out
+
+
+def _parse_query(text: str, variables: dict[str, Any]) -> list[_Field]:
+    """Parse one anonymous or named ``query``; variables are substituted while parsing."""
+    toks = _tokens(text)
+    i = 0
+
+    def peek() -> str:
+        return toks[i] if i < len(toks) else ""
+
+    def take(expected: str | None = None) -> str:
+        nonlocal i
+        if i >= len(toks) or (expected is not None and toks[i] != expected):
+            raise _GraphQLError(f"Parse error: expected {expected or 'a token'}, got {peek()!r}")
+        i += 1
+        return toks[i - 1]
+
+    def value() -> Any:
+        tok = take()
+        if tok.startswith("$"):
+            return variables.get(tok[1:])
+        if tok.startswith('"'):
+            return json.loads(tok)
+        if re.fullmatch(r"-?\d+", tok):
+            return int(tok)
+        return {"true": True, "false": False, "null": None}.get(tok, tok)
+
+    def selection() -> list[_Field]:
+        take("{")
+        fields: list[_Field] = []
+        while peek() != "}":
+            name = take()
+            if not re.fullmatch(r"[A-Za-z_]\w*", name):
+                raise _GraphQLError(f"Parse error: unexpected {name!r}")
+            args: dict[str, Any] = {}
+            if peek() == "(":
+                take("(")
+                while peek() != ")":
+                    arg = take()
+                    take(":")
+                    args[arg] = value()
+                take(")")
+            children = selection() if peek() == "{" else []
+            fields.append(_Field(name, args, children))
+        take("}")
+        return fields
+
+    if peek() == "query":
+        take()
+        if peek() not in ("(", "{"):
+            take()  # operation name
+        if peek() == "(":  # variable definitions: skipped, values come from `variables`
+            depth = 0
+            while True:
+                tok = take()
+                depth += tok == "("
+                depth -= tok == ")"
+                if depth == 0:
+                    break
+    elif peek() in ("mutation", "subscription"):
+        raise _GraphQLError(f"This emulator does not support {peek()} operations")
+    fields = selection()
+    if i != len(toks):
+        raise _GraphQLError("Parse error: text after the query")
+    return fields
+
+
+def _cursor(index: int) -> str:
+    return base64.b64encode(f"cursor:v2:{index}".encode()).decode()
+
+
+def _cursor_index(cursor: str | None) -> int:
+    if cursor is None:
+        return -1
+    try:
+        prefix, index = base64.b64decode(cursor.encode(), validate=True).decode().rsplit(":", 1)
+        if prefix != "cursor:v2":
+            raise ValueError(prefix)
+        return int(index)
+    except ValueError as exc:
+        raise _GraphQLError(f"`{cursor}` does not appear to be a valid cursor.") from exc
+
+
+def _connection(field: _Field, items: list[Any], node: Callable[[_Field, Any], Any]) -> Json:
+    first = field.args.get("first")
+    if not isinstance(first, int) or not 1 <= first <= 100:
+        raise _GraphQLError(
+            f"You must provide a `first` value between 1 and 100 to paginate `{field.name}`."
+        )
+    start = _cursor_index(field.args.get("after")) + 1
+    window = items[start : start + first]
+    out: dict[str, Any] = {}
+    for child in field.children:
+        if child.name == "nodes":
+            out["nodes"] = [node(child, item) for item in window]
+        elif child.name == "totalCount":
+            out["totalCount"] = len(items)
+        elif child.name == "pageInfo":
+            info = {
+                "hasNextPage": start + len(window) < len(items),
+                "hasPreviousPage": start > 0,
+                "endCursor": _cursor(start + len(window) - 1) if window else None,
+                "startCursor": _cursor(start) if window else None,
+            }
+            out["pageInfo"] = _select(child, info, "PageInfo")
+        else:
+            raise _unknown(child.name, "Connection")
+    return out
+
+
+def _unknown(name: str, type_name: str) -> _GraphQLError:
+    return _GraphQLError(f"Field '{name}' doesn't exist on type '{type_name}'")
+
+
+def _select(field: _Field, values: dict[str, Any], type_name: str) -> dict[str, Any]:
+    out = {}
+    for child in field.children:
+        if child.name not in values:
+            raise _unknown(child.name, type_name)
+        out[child.name] = values[child.name]
+    return out
+
+
+class _GraphQL:
+    """Resolves the review-threads query against a store."""
+
+    def __init__(self, store: GitHubStore, shapes: _Shapes) -> None:
+        self.store = store
+        self.shapes = shapes
+
+    def execute(self, fields: list[_Field]) -> Json:
+        data: dict[str, Any] = {}
+        for f in fields:
+            if f.name != "repository":
+                raise _unknown(f.name, "Query")
+            repo = self.store.repository(f"{f.args.get('owner')}/{f.args.get('name')}")
+            if repo is None:
+                raise _GraphQLError(
+                    f"Could not resolve to a Repository with the name "
+                    f"'{f.args.get('owner')}/{f.args.get('name')}'."
+                )
+            data["repository"] = self.repository(f, repo)
+        return data
+
+    def repository(self, field: _Field, repo: Repository) -> Json:
+        out: dict[str, Any] = {}
+        for child in field.children:
+            if child.name == "pullRequest":
+                pull = self.store.pull_request(repo.full_name, child.args.get("number", -1))
+                if pull is None:
+                    raise _GraphQLError(
+                        "Could not resolve to a PullRequest with the number of "
+                        f"{child.args.get('number')}."
+                    )
+                out["pullRequest"] = self.pull(child, repo, pull)
+            elif child.name in ("nameWithOwner", "id", "databaseId"):
+                out[child.name] = {
+                    "nameWithOwner": repo.full_name,
+                    "id": _node_id("R", repo.id),
+                    "databaseId": repo.id,
+                }[child.name]
+            else:
+                raise _unknown(child.name, "Repository")
+        return out
+
+    def pull(self, field: _Field, repo: Repository, pull: PullRequest) -> Json:
+        out: dict[str, Any] = {}
+        for child in field.children:
+            if child.name == "reviewThreads":
+                threads = self.store.review_threads(repo.full_name, pull.number)
+                out[child.name] = _connection(child, threads, lambda f, t: self.thread(f, repo, t))
+            elif child.name in ("number", "title", "state", "databaseId"):
+                values = {
+                    "number": pull.number,
+                    "title": pull.title,
+                    "state": pull.state.upper(),
+                    "databaseId": pull.id,
+                }
+                out[child.name] = values[child.name]
+            else:
+                raise _unknown(child.name, "PullRequest")
+        return out
+
+    def thread(self, field: _Field, repo: Repository, thread: ReviewThread) -> Json:
+        out: dict[str, Any] = {}
+        scalars = {
+            "id": _node_id("PRRT", thread.id),
+            "isResolved": thread.is_resolved,
+            "isOutdated": thread.is_outdated,
+            "path": thread.path,
+            "line": thread.line,
+            "originalLine": thread.original_line,
+            "diffSide": "RIGHT",
+        }
+        for child in field.children:
+            if child.name == "comments":
+                comments = [
+                    self.store.review_comment(repo.full_name, i) for i in thread.comment_ids
+                ]
+                out["comments"] = _connection(
+                    child, comments, lambda f, c: self.comment(f, repo, c)
+                )
+            elif child.name in scalars:
+                out[child.name] = scalars[child.name]
+            else:
+                raise _unknown(child.name, "PullRequestReviewThread")
+        return out
+
+    def comment(self, field: _Field, repo: Repository, c: ReviewComment) -> Json:
+        values: dict[str, Any] = {
+            "id": _node_id("PRRC", c.id),
+            "databaseId": c.id,
+            "body": c.body,
+            "path": c.path,
+            "line": c.line,
+            "originalLine": c.original_line,
+            "createdAt": c.created_at,
+            "url": self.shapes.review_comment(repo, c)["html_url"],
+        }
+        out: dict[str, Any] = {}
+        for child in field.children:
+            if child.name == "author":
+                out["author"] = _select(
+                    child, {"login": c.user.login, "__typename": c.user.type}, "Actor"
+                )
+            elif child.name in values:
+                out[child.name] = values[child.name]
+            else:
+                raise _unknown(child.name, "PullRequestReviewComment")
+        return out
+
+
+# -- the HTTP server -------------------------------------------------------------------------
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = False
+
+    def __init__(self, store: GitHubStore, token: str | None, rate_limit: int | None) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.store = store
+        self.token = token
+        self.rate_limit = rate_limit
+        self.base_url = f"http://127.0.0.1:{self.server_address[1]}"
+        self.shapes = _Shapes(self.base_url)
+        self.graphql = _GraphQL(store, self.shapes)
+        self.reset_at = int(time.time()) + 3600
+        self.used = 0
+        self.counter_lock = threading.Lock()
+        self.open_sockets: set[socket.socket] = set()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self.counter_lock:
+            self.open_sockets.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self.counter_lock:
+            self.open_sockets.discard(request)
+        super().shutdown_request(request)
+
+    def close_open_connections(self) -> None:
+        with self.counter_lock:
+            sockets = list(self.open_sockets)
+        for sock in sockets:
+            with suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+_REPO = r"/(?:repos/(?P<owner>[^/]+)/(?P<name>[^/]+)|repositories/(?P<repo_id>\d+))"
+_ROUTES: list[tuple[str, re.Pattern[str], str]] = [
+    ("GET", re.compile(_REPO + r"/?$"), "get_repository"),
+    ("GET", re.compile(_REPO + r"/pulls/(?P<n>\d+)$"), "get_pull"),
+    ("GET", re.compile(_REPO + r"/pulls/(?P<n>\d+)/comments$"), "list_review_comments"),
+    ("GET", re.compile(_REPO + r"/pulls/comments/(?P<id>\d+)$"), "get_review_comment"),
+    ("GET", re.compile(_REPO + r"/issues/(?P<n>\d+)$"), "get_issue"),
+    ("GET", re.compile(_REPO + r"/issues/(?P<n>\d+)/comments$"), "list_issue_comments"),
+    ("POST", re.compile(_REPO + r"/issues/(?P<n>\d+)/comments$"), "create_issue_comment"),
+    ("GET", re.compile(_REPO + r"/issues/comments/(?P<id>\d+)$"), "get_issue_comment"),
+    ("GET", re.compile(r"/users/(?P<login>[^/]+)$"), "get_user"),
+    ("POST", re.compile(r"/graphql$"), "graphql"),
+    ("GET", re.compile(r"/(?P<owner>[^/]+)/(?P<name>[^/]+)/pull/(?P<n>\d+)$"), "html_page"),
+    ("GET", re.compile(r"/(?P<owner>[^/]+)/(?P<name>[^/]+)$"), "html_page"),
+    ("GET", re.compile(r"/(?P<owner>[^/]+)$"), "html_page"),
+]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    protocol_version = "HTTP/1.1"
+    server_version = "GitHubEmulator/1.0"
+    timeout = 30
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        """Quiet: nothing on stderr (notebooks)."""
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._dispatch("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._dispatch("POST")
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _dispatch(self, method: str) -> None:
+        split = urlsplit(self.path)
+        self.query = parse_qs(split.query)
+        self.resource = "graphql" if split.path == "/graphql" else "core"
+        length = int(self.headers.get("Content-Length") or 0)
+        self.raw_body = self.rfile.read(length) if length else b""
+        try:
+            self._count_request()
+            self._authenticate()
+            for route_method, pattern, action in _ROUTES:
+                match = pattern.match(split.path)
+                if match and route_method == method:
+                    getattr(self, action)(match.groupdict())
+                    return
+            raise _not_found()
+        except _ApiError as error:
+            self._send_json(error.status, error.body)
+
+    def _count_request(self) -> None:
+        with self.server.counter_lock:
+            self.server.used += 1
+            self.used = self.server.used
+        limit = self.server.rate_limit
+        if limit is not None and self.used > limit:
+            viewer_id = self.server.store.viewer.id
+            raise _ApiError(
+                403,
+                {
+                    "message": f"API rate limit exceeded for user ID {viewer_id}.",
+                    "documentation_url": DOCS + "/overview/rate-limits-for-the-rest-api",
+                    "status": "403",
+                },
+            )
+
+    def _authenticate(self) -> None:
+        expected = self.server.token
+        if expected is None:
+            return
+        header = self.headers.get("Authorization", "")
+        scheme, _, value = header.partition(" ")
+        if scheme.lower() in ("token", "bearer") and value.strip() == expected:
+            return
+        message = "Bad credentials" if header else "Requires authentication"
+        raise _ApiError(401, {"message": message, "documentation_url": DOCS, "status": "401"})
+
+    def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        limit = self.server.rate_limit or DEFAULT_RATE_LIMIT
+        rate = {
+            "X-RateLimit-Limit": str(limit),
+            "X-RateLimit-Remaining": str(max(0, limit - self.used)),
+            "X-RateLimit-Reset": str(self.server.reset_at),
+            "X-RateLimit-Used": str(min(self.used, limit)),
+            "X-RateLimit-Resource": self.resource,
+            "X-GitHub-Api-Version-Selected": "2022-11-28",
+            "Content-Type": content_type,
+            "Content-Length": str(len(body)),
+            **headers,
+        }
+        for name, value in rate.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_json(self, status: int, payload: Json, headers: dict[str, str] | None = None) -> None:
+        body = json.dumps(payload).encode()
+        self._send(status, body, "application/json; charset=utf-8", headers or {})
+
+    def _repo(self, groups: dict[str, str | None]) -> Repository:
+        if groups.get("repo_id"):
+            repo = self.server.store.repository_by_id(int(groups["repo_id"] or 0))
+        else:
+            repo = self.server.store.repository(f"{groups['owner']}/{groups['name']}")
+        if repo is None:
+            raise _not_found()
+        return repo
+
+    def _pull(self, groups: dict[str, str | None]) -> tuple[Repository, PullRequest]:
+        repo = self._repo(groups)
+        pull = self.server.store.pull_request(repo.full_name, int(groups["n"] or 0))
+        if pull is None:
+            raise _not_found()
+        return repo, pull
+
+    def _send_page(self, repo: Repository, suffix: str, items: list[Json], total: int) -> None:
+        page, per_page = _page_window(self.query)
+        list_url = f"{self.server.base_url}/repositories/{repo.id}/{suffix}"
+        link = _link_header(list_url, self.query, page, per_page, total)
+        self._send_json(200, items, {"Link": link} if link else {})
+
+    # -- endpoints -------------------------------------------------------------------------
+
+    def get_repository(self, groups: dict[str, str | None]) -> None:
+        self._send_json(200, self.server.shapes.repository(self._repo(groups)))
+
+    def get_pull(self, groups: dict[str, str | None]) -> None:
+        repo, pull = self._pull(groups)
+        self._send_json(200, self.server.shapes.pull(repo, pull))
+
+    def get_issue(self, groups: dict[str, str | None]) -> None:
+        repo, pull = self._pull(groups)
+        count = len(self.server.store.issue_comments(repo.full_name, pull.number))
+        self._send_json(200, self.server.shapes.issue(repo, pull, count))
+
+    def list_review_comments(self, groups: dict[str, str | None]) -> None:
+        repo, pull = self._pull(groups)
+        page, per_page = _page_window(self.query)
+        start = (page - 1) * per_page
+        window, total = self.server.store.review_comment_slice(
+            repo.full_name, pull.number, start, start + per_page
+        )
+        items = [self.server.shapes.review_comment(repo, c) for c in window]
+        self._send_page(repo, f"pulls/{pull.number}/comments", items, total)
+
+    def list_issue_comments(self, groups: dict[str, str | None]) -> None:
+        repo, pull = self._pull(groups)
+        comments = self.server.store.issue_comments(repo.full_name, pull.number)
+        page, per_page = _page_window(self.query)
+        window = comments[(page - 1) * per_page : page * per_page]
+        items = [self.server.shapes.issue_comment(repo, c) for c in window]
+        self._send_page(repo, f"issues/{pull.number}/comments", items, len(comments))
+
+    def get_review_comment(self, groups: dict[str, str | None]) -> None:
+        repo = self._repo(groups)
+        comment = self.server.store.review_comment(repo.full_name, int(groups["id"] or 0))
+        if comment is None:
+            raise _not_found()
+        self._send_json(200, self.server.shapes.review_comment(repo, comment))
+
+    def get_issue_comment(self, groups: dict[str, str | None]) -> None:
+        repo = self._repo(groups)
+        comment = self.server.store.issue_comment(repo.full_name, int(groups["id"] or 0))
+        if comment is None:
+            raise _not_found()
+        self._send_json(200, self.server.shapes.issue_comment(repo, comment))
+
+    def create_issue_comment(self, groups: dict[str, str | None]) -> None:
+        repo, pull = self._pull(groups)
+        try:
+            payload = json.loads(self.raw_body or b"null")
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise _ApiError(
+                400,
+                {"message": "Problems parsing JSON", "documentation_url": DOCS, "status": "400"},
+            ) from exc
+        body = payload.get("body") if isinstance(payload, dict) else None
+        if not isinstance(body, str) or not body.strip():
+            code = "missing_field" if body is None else "invalid"
+            raise _ApiError(
+                422,
+                {
+                    "message": "Validation Failed",
+                    "errors": [{"resource": "IssueComment", "code": code, "field": "body"}],
+                    "documentation_url": DOCS + "/issues/comments#create-an-issue-comment",
+                    "status": "422",
+                },
+            )
+        store = self.server.store
+        comment = store.add_issue_comment(
+            repo.full_name, pull.number, user=store.viewer, body=body, author_association="NONE"
+        )
+        shaped = self.server.shapes.issue_comment(repo, comment)
+        self._send_json(201, shaped, {"Location": shaped["url"]})
+
+    def get_user(self, groups: dict[str, str | None]) -> None:
+        login = groups["login"] or ""
+        self._send_json(200, self.server.shapes.user(User(login, abs(hash(login)) % 10**8)))
+
+    def html_page(self, groups: dict[str, str | None]) -> None:
+        title = "/".join(v for k, v in groups.items() if v and k in ("owner", "name", "n"))
+        page = f"<!doctype html><title>{title}</title><p>GitHub emulator: {title}</p>"
+        self._send(200, page.encode(), "text/html; charset=utf-8", {})
+
+    def graphql(self, groups: dict[str, str | None]) -> None:
+        try:
+            request = json.loads(self.raw_body or b"null")
+            if not isinstance(request, dict) or not isinstance(request.get("query"), str):
+                raise _GraphQLError("A query attribute must be specified and must be a string.")
+            variables = request.get("variables") or {}
+            fields = _parse_query(request["query"], variables)
+            self._send_json(200, {"data": self.server.graphql.execute(fields)})
+        except ValueError:
+            raise _ApiError(
+                400,
+                {"message": "Problems parsing JSON", "documentation_url": DOCS, "status": "400"},
+            ) from None
+        except _GraphQLError as error:
+            self._send_json(200, {"errors": [{"message": str(error)}]})
+
+
+@contextmanager
+def serve(
+    store: GitHubStore, *, token: str | None = None, rate_limit: int | None = None
+) -> Iterator[ServiceHandle]:
+    """Serve ``store`` on a free port of 127.0.0.1 until the ``with`` block ends.
+
+    ``token``: when given, every request needs ``Authorization: token <token>`` (or
+    ``Bearer``), else 401. ``rate_limit``: when given, requests beyond it get GitHub's 403;
+    otherwise the headers count down from 5000 and nothing is refused. On exit the
+    listening socket is closed, open keep-alive connections are cut and the thread joined.
+    """
+    server = _Server(store, token, rate_limit)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield ServiceHandle(server.base_url, server.server_address[1], store, thread)
+    finally:
+        server.shutdown()
+        server.close_open_connections()
+        server.server_close()
+        thread.join(timeout=5)

@@ -1,0 +1,646 @@
+"""The agent-facing PR tools: github_pr_get, github_pr_list_comments, github_pr_get_comment.
+
+Each call travels the usual road (schema check -> business check -> execution -> envelope)
+and answers with a *paged summary* an agent can trust:
+
+- the OBJECT it read: ``repository`` and ``pr`` (never another repository's PR of the same
+  number: every request names the repository, and a comment of another PR is not found);
+- the COVERAGE: ``coverage`` is ``"complete"`` only after the last page of the agreed
+  scope (repository, pr, filter) was read; then ``next_cursor`` is null. Otherwise
+  ``"partial"`` with a cursor, even when this page holds no comments (a page may be empty
+  before the end, e.g. when every comment it looked at was filtered out). ``complete``
+  describes reading only: whether the remarks are right is another question;
+- the EVIDENCE, short: per comment ``comment_id``, ``file``, ``line``, a deterministic
+  ``summary`` that keeps the reviewer's hedging (:func:`summarize_comment`), ``resolved``
+  and ``outdated``, and ``details``: the exact ``github_pr_get_comment`` call for the body.
+
+**Keyset pagination over GitHub's page numbers.** GitHub lists review comments in
+ascending id with ``page``/``per_page``. The cursor (:mod:`tutorial_lib.pagination`) holds
+the id of the last comment this tool looked at; the next call reads upstream pages from an
+offset hint, steps back while the page could still hold older unseen ids (deletions shift
+pages), and keeps only ids above the position. Comments added between calls have larger
+ids and appear on a later page: none is skipped or repeated, whatever the hint.
+
+The handlers need a client and a cursor key: :class:`GitHubToolContext`. The pipeline calls
+``handler(root, args)``, so :func:`github_tool_specs` builds specs whose handlers close over
+a context and ignore ``root``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+
+from tutorial_lib.contracts import ContractError, failure, success
+from tutorial_lib.github_client import GitHubClient, ThreadState
+from tutorial_lib.pagination import MAX_CURSOR_CHARS, CursorCodec, CursorQuery
+from tutorial_lib.schemas import ArgumentContract, out_of_range_error
+from tutorial_lib.toolspec import Annotations, ToolSpec
+
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "GITHUB_READ_ONLY",
+    "MAX_PAGE_SIZE",
+    "SUMMARY_CHARS",
+    "GitHubToolContext",
+    "github_pr_get",
+    "github_pr_get_comment",
+    "github_pr_list_comments",
+    "github_tool_specs",
+    "summarize_comment",
+]
+
+DEFAULT_PAGE_SIZE = 10
+MAX_PAGE_SIZE = 50
+SUMMARY_CHARS = 140
+#: GraphQL's Int is 32-bit: a larger PR number cannot exist.
+MAX_PR = 2**31 - 1
+MAX_COMMENT_ID = 2**53 - 1
+FILTERS = ("all", "unresolved")
+FORMATS = ("concise", "detailed")
+REPOSITORY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.\.?$)[A-Za-z0-9_.-]{1,100}$"
+
+#: Read-only, but reaching a remote service.
+GITHUB_READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True, open_world=True)
+
+
+@dataclass
+class GitHubToolContext:
+    """What the handlers need: the REST client, the cursor codec and server-side limits.
+
+    - ``upstream_per_page``: GitHub's ``per_page`` for the tool's own reads (max 100);
+    - ``max_upstream_pages``: at most this many upstream pages per call; if the page is not
+      full by then, the call returns what it has (maybe nothing) with a cursor.
+    """
+
+    client: GitHubClient
+    codec: CursorCodec
+    upstream_per_page: int = 100
+    max_upstream_pages: int = 5
+
+
+# --------------------------------------------------------------------------- the summarizer
+
+_HEDGES = re.compile(
+    r"\b(i think|i believe|i suspect|i guess|maybe|perhaps|might|could|possibl[ey]|"
+    r"probabl[ey]|not sure|unsure|i wonder|seems?|appears?|potential(?:ly)?|"
+    r"i haven't checked|not certain)\b|\?",
+    re.IGNORECASE,
+)
+_TOPICS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"\b(race|racy|at the same time|concurrent(?:ly)?|simultaneous(?:ly)?|in parallel)\b",
+            re.I,
+        ),
+        "race condition",
+    ),
+    (re.compile(r"\b(double[- ]\w+|twice|duplicate[sd]?)\b", re.I), "double processing"),
+    (re.compile(r"\b(sql injection|injection|xss)\b", re.I), "injection vulnerability"),
+    (re.compile(r"\b(leaks?|leaking)\b", re.I), "leak"),
+    (re.compile(r"\b(deadlock)\b", re.I), "deadlock"),
+)
+_TENTATIVE = re.compile(
+    r"\b(maybe we should|should we|could we|could this|could you|might want|what about|"
+    r"how about|would it)\b",
+    re.I,
+)
+_IMPERATIVE_VERBS = (
+    "add|remove|rename|use|extract|move|fix|handle|avoid|replace|make|change|update|drop|"
+    "split|document|check|return|inline|revert|delete|wrap|prefer"
+)
+_REQUEST = re.compile(
+    rf"^(please\b|(?:{_IMPERATIVE_VERBS})\b)|\b(please|must|needs? to|needs fixing)\b", re.I
+)
+_SUGGEST = re.compile(r"\b(consider|suggest|would be nice|could be)\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+_NIT = re.compile(r"^\s*nit\s*:\s*", re.I)
+
+
+def summarize_comment(body: str, author: str, *, author_type: str | None = None) -> str:
+    """A deterministic one-line summary (at most :data:`SUMMARY_CHARS` characters).
+
+    The reviewer's words are quoted, never restated as fact, behind a prefix that says
+    what kind of remark it is; rules in order:
+
+    1. a bot (``author_type == "Bot"`` or a login ending in ``[bot]``): ``Bot: "..."``;
+    2. ``nit:``: ``Reviewer nit: "..."``;
+    3. hedged (I think, maybe, might, could, possible, probably, not sure, a question...):
+       with a known topic (race, double processing, injection, leak, deadlock)
+       ``Reviewer reports a possible <topic> (unconfirmed): "..."``; else a tentative
+       suggestion ``Reviewer tentatively suggests: "..."``, a question ``Reviewer asks:
+       "..."``, or ``Reviewer suspects (unconfirmed): "..."``;
+    4. a request (imperative verb first, please, must, needs to): ``Reviewer requests:
+       "..."``; ``consider``: ``Reviewer suggests: "..."``;
+    5. anything else: ``Reviewer reports: "..."`` (their statement, attributed to them).
+
+    The quote starts at the sentence that carries the hedge (else the first) and is cut at
+    a word boundary with an ellipsis.
+    """
+    text = _plain(body)
+    if not text:
+        return "Reviewer left an empty comment"
+    bot = author_type == "Bot" or author.lower().endswith("[bot]")
+    sentences = _SENTENCE.split(text)
+    if bot:
+        return _quoted("Bot", text)
+    nit = _NIT.match(text)
+    if nit:
+        return _quoted("Reviewer nit", text[nit.end() :])
+    hedged = [s for s in sentences if _HEDGES.search(s)]
+    if hedged:
+        start = text[text.index(hedged[0]) :]
+        topic = next((name for pattern, name in _TOPICS if pattern.search(text)), None)
+        if topic is not None:
+            return _quoted(f"Reviewer reports a possible {topic} (unconfirmed)", start)
+        if _TENTATIVE.search(hedged[0]):
+            return _quoted("Reviewer tentatively suggests", start)
+        if hedged[0].rstrip().endswith("?"):
+            return _quoted("Reviewer asks", start)
+        return _quoted("Reviewer suspects (unconfirmed)", start)
+    if any(_REQUEST.search(s) for s in sentences):
+        return _quoted("Reviewer requests", text)
+    if _SUGGEST.search(text):
+        return _quoted("Reviewer suggests", text)
+    return _quoted("Reviewer reports", text)
+
+
+def _plain(body: str) -> str:
+    """The body without code blocks and quoted lines, whitespace collapsed."""
+    body = re.sub(r"```.*?(```|$)", " [code] ", body or "", flags=re.S)
+    lines = [line for line in body.splitlines() if not line.lstrip().startswith(">")]
+    return " ".join(" ".join(lines).split())
+
+
+def _quoted(prefix: str, text: str) -> str:
+    room = SUMMARY_CHARS - len(prefix) - 4  # ': "' and the closing quote
+    if len(text) > room:
+        cut = text[: room - 1]
+        cut = cut[: cut.rfind(" ")] if " " in cut else cut
+        text = cut.rstrip(" ,;:") + "…"
+    return f'{prefix}: "{text}"'
+
+
+# --------------------------------------------------------------------------- the contracts
+
+_REPOSITORY = {
+    "type": "string",
+    "minLength": 3,
+    "maxLength": 140,
+    "pattern": REPOSITORY_PATTERN,
+    "description": "The repository as 'owner/name', e.g. 'example/shop'. Only this"
+    " repository is read: a PR number in another repository is another PR.",
+}
+_PR = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": MAX_PR,
+    "description": "The pull request number in that repository, e.g. 128.",
+}
+_FORMAT = {
+    "type": "string",
+    "enum": list(FORMATS),
+    "default": "concise",
+    "description": "'concise' (default): what a decision needs. 'detailed': also author,"
+    " created_at and the full body (several times longer).",
+}
+
+PR_GET_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {"repository": _REPOSITORY, "pr": _PR, "response_format": _FORMAT},
+    "required": ["repository", "pr"],
+    "additionalProperties": False,
+}
+
+LIST_COMMENTS_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "repository": _REPOSITORY,
+        "pr": _PR,
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_CURSOR_CHARS,
+            "description": "Omit on the first call. Then pass next_cursor of the previous"
+            " result unchanged, with the same repository, pr, filter and page_size.",
+        },
+        "page_size": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_PAGE_SIZE,
+            "default": DEFAULT_PAGE_SIZE,
+            "description": f"Comments per call, 1 to {MAX_PAGE_SIZE} (default"
+            f" {DEFAULT_PAGE_SIZE}). A page may hold fewer, even none, before the end.",
+        },
+        "response_format": _FORMAT,
+        "filter": {
+            "type": "string",
+            "enum": list(FILTERS),
+            "default": "all",
+            "description": "'all' (default) or 'unresolved': only comments whose review"
+            " thread is not resolved. Unresolved is not the same as blocking.",
+        },
+    },
+    "required": ["repository", "pr"],
+    "additionalProperties": False,
+}
+
+GET_COMMENT_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "repository": _REPOSITORY,
+        "pr": _PR,
+        "comment_id": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_COMMENT_ID,
+            "description": "A comment_id from github_pr_list_comments, e.g. 1700000042.",
+        },
+        "response_format": _FORMAT,
+    },
+    "required": ["repository", "pr", "comment_id"],
+    "additionalProperties": False,
+}
+
+
+def _value_error(name: str, value: Any, error: jsonschema.ValidationError) -> ContractError:
+    if name == "repository":
+        return ContractError(
+            "invalid_value",
+            "'repository' must be 'owner/name', e.g. 'example/shop'",
+            field="repository",
+            received=value,
+            expected="owner/name",
+        )
+    if name in ("pr", "comment_id", "page_size"):
+        schema = error.schema if isinstance(error.schema, dict) else {}
+        return out_of_range_error(name, value, schema.get("minimum", 1), schema.get("maximum"))
+    if name in ("response_format", "filter"):
+        allowed = list(FORMATS if name == "response_format" else FILTERS)
+        return ContractError(
+            "invalid_value",
+            f"'{name}' must be one of {', '.join(allowed)}",
+            field=name,
+            received=value,
+            allowed_values=allowed,
+        )
+    if name == "cursor":
+        return ContractError(
+            "invalid_cursor",
+            "'cursor' must be a next_cursor this tool returned; omit it for the first page",
+            field="cursor",
+            received=value,
+            suggestion="call again without 'cursor' to restart from the first page",
+        )
+    raise AssertionError(
+        f"untranslated schema error: {error.validator} on {name}"
+    )  # pragma: no cover
+
+
+_PR_GET = ArgumentContract("github_pr_get", PR_GET_SCHEMA, _value_error)
+_LIST = ArgumentContract("github_pr_list_comments", LIST_COMMENTS_SCHEMA, _value_error)
+_GET_COMMENT = ArgumentContract("github_pr_get_comment", GET_COMMENT_SCHEMA, _value_error)
+
+
+def _not_found(error: ContractError, repository: str, pr: int) -> ContractError:
+    """A client ``not_found`` restated for the model, with what to check."""
+    if error.code != "not_found":
+        return error
+    return ContractError(
+        "not_found",
+        f"no pull request {pr} in repository '{repository}' is visible to this tool",
+        log=error.log,
+        field="pr",
+        received=pr,
+        suggestion="check the spelling of 'owner/name' and the PR number with the user;"
+        " a PR with the same number in another repository is a different PR",
+    )
+
+
+# --------------------------------------------------------------------------- the tools
+
+
+def github_pr_get(context: GitHubToolContext, args: Any) -> dict[str, Any]:
+    """The pull request ``args["pr"]`` of ``args["repository"]``: title, state, counts."""
+    tool = "github_pr_get"
+    try:
+        error = _PR_GET.validate(args)
+        if error is not None:
+            raise error
+        repository, pr = args["repository"], args["pr"]
+        try:
+            pull = context.client.get_pull(repository, pr)
+        except ContractError as exc:
+            raise _not_found(exc, repository, pr) from None
+        data: dict[str, Any] = {
+            "repository": repository,
+            "pr": pr,
+            "title": str(pull.get("title") or ""),
+            "state": str(pull.get("state") or ""),
+            "author": _login(pull.get("user")),
+            "review_comments": pull.get("review_comments"),
+            "comments_tool": {
+                "name": "github_pr_list_comments",
+                "arguments": {"repository": repository, "pr": pr},
+            },
+        }
+        if args.get("response_format", "concise") == "detailed":
+            data["body"] = str(pull.get("body") or "")
+            data["created_at"] = pull.get("created_at")
+            data["head"] = (pull.get("head") or {}).get("ref")
+            data["base"] = (pull.get("base") or {}).get("ref")
+        return success(tool, data)
+    except ContractError as exc:
+        return failure(tool, exc)
+
+
+def github_pr_list_comments(context: GitHubToolContext, args: Any) -> dict[str, Any]:
+    """One page of summarized review comments, with ``coverage`` and ``next_cursor``."""
+    tool = "github_pr_list_comments"
+    try:
+        error = _LIST.validate(args)
+        if error is not None:
+            raise error
+        repository, pr = args["repository"], args["pr"]
+        query = CursorQuery(
+            repository, pr, args.get("filter", "all"), args.get("page_size", DEFAULT_PAGE_SIZE)
+        )
+        detailed = args.get("response_format", "concise") == "detailed"
+        try:
+            if "cursor" in args:
+                state = context.codec.decode(args["cursor"], query)
+                after_id, offset = state.after_id, state.offset_hint
+            else:
+                context.client.get_pull(repository, pr)  # the object exists, in THIS repository
+                after_id, offset = 0, 0
+            threads = context.client.review_threads(repository, pr)
+            picked, last_id, last_offset, done = _read_page(
+                context, query, after_id, offset, threads
+            )
+        except ContractError as exc:
+            raise _not_found(exc, repository, pr) from None
+        comments = [_entry(c, threads, repository, pr, detailed) for c in picked]
+        data = {
+            "repository": repository,
+            "pr": pr,
+            "filter": query.filter,
+            "coverage": "complete" if done else "partial",
+            "next_cursor": None if done else context.codec.encode(query, last_id, last_offset),
+            "comments": comments,
+        }
+        return success(tool, data)
+    except ContractError as exc:
+        return failure(tool, exc)
+
+
+def _read_page(
+    context: GitHubToolContext,
+    query: CursorQuery,
+    after_id: int,
+    offset_hint: int,
+    threads: dict[int, ThreadState],
+) -> tuple[list[dict[str, Any]], int, int, bool]:
+    """(comments for this page, last id looked at, its offset, whether the list ended)."""
+    client, per_page = context.client, context.upstream_per_page
+    page = max(offset_hint - 1, 0) // per_page + 1  # the page that held the last id seen
+    # Step back while this page may not be the first to hold ids above the position.
+    while True:
+        upstream = client.list_review_comments_page(
+            query.repository, query.pr, page=page, per_page=per_page
+        )
+        first = upstream.comments[0]["id"] if upstream.comments else None
+        if page == 1 or (first is not None and first <= after_id):
+            break
+        page -= 1
+    picked: list[dict[str, Any]] = []
+    last_id, last_offset = after_id, offset_hint
+    reads = 0  # pages holding unseen ids: a page read only to find the position is free
+    while True:
+        reads += any(c["id"] > after_id for c in upstream.comments)
+        for index, comment in enumerate(upstream.comments):
+            if comment["id"] <= after_id:
+                continue
+            if query.filter == "unresolved" and _state(comment, threads).resolved:
+                last_id, last_offset = comment["id"], (page - 1) * per_page + index + 1
+                continue
+            picked.append(comment)
+            last_id, last_offset = comment["id"], (page - 1) * per_page + index + 1
+            if len(picked) == query.page_size:
+                rest = upstream.comments[index + 1 :]
+                ended = upstream.next_url is None and not any(
+                    c["id"] > last_id and (query.filter == "all" or not _state(c, threads).resolved)
+                    for c in rest
+                )
+                return picked, last_id, last_offset, ended
+        if upstream.next_url is None or not upstream.comments:
+            return picked, last_id, last_offset, True
+        if reads >= context.max_upstream_pages:
+            return picked, last_id, last_offset, False
+        page += 1
+        upstream = client.list_review_comments_page(
+            query.repository, query.pr, page=page, per_page=per_page
+        )
+
+
+def github_pr_get_comment(context: GitHubToolContext, args: Any) -> dict[str, Any]:
+    """One review comment of the PR by id, with its full body."""
+    tool = "github_pr_get_comment"
+    try:
+        error = _GET_COMMENT.validate(args)
+        if error is not None:
+            raise error
+        repository, pr, comment_id = args["repository"], args["pr"], args["comment_id"]
+        try:
+            comment = context.client.get_review_comment(repository, comment_id)
+            if not _on_pull(comment, pr):
+                raise ContractError("not_found", "comment of another PR")
+            threads = context.client.review_threads(repository, pr)
+        except ContractError as exc:
+            if exc.code != "not_found":
+                raise
+            raise ContractError(
+                "not_found",
+                f"pull request {pr} of '{repository}' has no review comment {comment_id}",
+                log=exc.log,
+                field="comment_id",
+                received=comment_id,
+                suggestion="take comment ids from github_pr_list_comments for this same"
+                " repository and pr",
+                next_tool={
+                    "name": "github_pr_list_comments",
+                    "arguments": {"repository": repository, "pr": pr},
+                },
+            ) from None
+        detailed = args.get("response_format", "concise") == "detailed"
+        data = _entry(comment, threads, repository, pr, detailed=True)
+        data.pop("details")
+        if detailed:
+            data["diff_hunk"] = str(comment.get("diff_hunk") or "")
+            data["html_url"] = comment.get("html_url")
+            data["in_reply_to_id"] = comment.get("in_reply_to_id")
+        return success(tool, {"repository": repository, "pr": pr, **data})
+    except ContractError as exc:
+        return failure(tool, exc)
+
+
+def _on_pull(comment: dict[str, Any], pr: int) -> bool:
+    url = str(comment.get("pull_request_url") or "")
+    return url.rstrip("/").endswith(f"/pulls/{pr}")
+
+
+def _state(comment: dict[str, Any], threads: dict[int, ThreadState]) -> ThreadState:
+    known = threads.get(comment["id"])
+    if known is not None:
+        return known
+    return ThreadState(resolved=False, outdated=comment.get("line") is None)
+
+
+def _login(user: Any) -> str:
+    return str((user or {}).get("login") or "") if isinstance(user, dict) else ""
+
+
+def _entry(
+    comment: dict[str, Any],
+    threads: dict[int, ThreadState],
+    repository: str,
+    pr: int,
+    detailed: bool,
+) -> dict[str, Any]:
+    state = _state(comment, threads)
+    user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
+    body = str(comment.get("body") or "")
+    line = comment.get("line")
+    entry: dict[str, Any] = {
+        "comment_id": comment["id"],
+        "file": str(comment.get("path") or ""),
+        "line": line if line is not None else comment.get("original_line"),
+        "summary": summarize_comment(body, _login(user), author_type=user.get("type")),
+        "resolved": state.resolved,
+        "outdated": state.outdated,
+        "details": {
+            "name": "github_pr_get_comment",
+            "arguments": {"repository": repository, "pr": pr, "comment_id": comment["id"]},
+        },
+    }
+    if detailed:
+        entry["author"] = _login(user)
+        entry["created_at"] = comment.get("created_at")
+        entry["body"] = body
+    return entry
+
+
+# --------------------------------------------------------------------------- specs
+
+_COMMENT_ITEM: dict[str, Any] = {
+    "type": "object",
+    "required": ["comment_id", "file", "line", "summary", "resolved", "outdated", "details"],
+    "properties": {
+        "comment_id": {"type": "integer"},
+        "file": {"type": "string"},
+        "line": {"type": ["integer", "null"]},
+        "summary": {"type": "string", "maxLength": SUMMARY_CHARS},
+        "resolved": {"type": "boolean"},
+        "outdated": {"type": "boolean"},
+        "details": {
+            "type": "object",
+            "required": ["name", "arguments"],
+            "properties": {
+                "name": {"const": "github_pr_get_comment"},
+                "arguments": {
+                    "type": "object",
+                    "required": ["repository", "pr", "comment_id"],
+                    "properties": {
+                        "repository": {"type": "string"},
+                        "pr": {"type": "integer"},
+                        "comment_id": {"type": "integer"},
+                    },
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "author": {"type": "string"},
+        "created_at": {"type": ["string", "null"]},
+        "body": {"type": "string"},
+    },
+}
+
+#: ``data`` of a github_pr_list_comments success.
+LIST_COMMENTS_DATA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["repository", "pr", "filter", "coverage", "next_cursor", "comments"],
+    "additionalProperties": False,
+    "properties": {
+        "repository": {"type": "string"},
+        "pr": {"type": "integer"},
+        "filter": {"enum": list(FILTERS)},
+        "coverage": {"enum": ["partial", "complete"]},
+        "next_cursor": {"type": ["string", "null"]},
+        "comments": {"type": "array", "items": _COMMENT_ITEM},
+    },
+    "oneOf": [
+        {"properties": {"coverage": {"const": "complete"}, "next_cursor": {"type": "null"}}},
+        {"properties": {"coverage": {"const": "partial"}, "next_cursor": {"type": "string"}}},
+    ],
+}
+
+LIST_COMMENTS_DESCRIPTION = (
+    "List the review comments of one pull request as short summaries, one page per call,"
+    " in ascending comment id. Read-only. Each comment has comment_id, file, line, summary"
+    " (the reviewer's words quoted, hedging kept), resolved, outdated, and details: the"
+    " github_pr_get_comment call that returns the full body.\n"
+    f"page_size: default {DEFAULT_PAGE_SIZE}, at most {MAX_PAGE_SIZE}. coverage is"
+    " 'complete' (next_cursor null) only after the last page; while it is 'partial', call"
+    " again with next_cursor and the same other arguments. A page may hold fewer comments,"
+    " even none, before the end: only coverage 'complete' means everything was read.\n"
+    'Example: {"repository": "example/shop", "pr": 128, "filter": "unresolved"}'
+)
+
+
+def github_tool_specs(context: GitHubToolContext) -> list[ToolSpec]:
+    """The three tools as specs whose handlers use ``context`` (``root`` is ignored)."""
+
+    def bind(function: Callable[[GitHubToolContext, Any], dict[str, Any]]) -> Any:
+        def handler(root: Any, args: Any) -> dict[str, Any]:
+            return function(context, args)
+
+        return handler
+
+    return [
+        ToolSpec(
+            name="github_pr_get",
+            title="Get a GitHub pull request",
+            description="Get one pull request of one repository: title, state, author and"
+            " the number of review comments. Read-only. Use github_pr_list_comments for the"
+            ' comments. Example: {"repository": "example/shop", "pr": 128}',
+            input_schema=PR_GET_SCHEMA,
+            annotations=GITHUB_READ_ONLY,
+            handler=bind(github_pr_get),
+        ),
+        ToolSpec(
+            name="github_pr_list_comments",
+            title="List a pull request's review comments (paged summaries)",
+            description=LIST_COMMENTS_DESCRIPTION,
+            input_schema=LIST_COMMENTS_SCHEMA,
+            annotations=GITHUB_READ_ONLY,
+            output_schema=LIST_COMMENTS_DATA_SCHEMA,
+            handler=bind(github_pr_list_comments),
+        ),
+        ToolSpec(
+            name="github_pr_get_comment",
+            title="Get one review comment of a pull request",
+            description="Get one review comment by comment_id, with its full body, file,"
+            " line, resolved and outdated. Read-only. The comment must belong to this"
+            " repository and pr. Example:"
+            ' {"repository": "example/shop", "pr": 128, "comment_id": 1700000042}',
+            input_schema=GET_COMMENT_SCHEMA,
+            annotations=GITHUB_READ_ONLY,
+            handler=bind(github_pr_get_comment),
+        ),
+    ]
