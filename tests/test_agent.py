@@ -288,3 +288,66 @@ def test_an_unknown_tool_is_not_guessed_around(root: Path) -> None:
         "unknown_tool",
         FinalAnswer("tools are ['read_lines']"),
     )
+
+
+# --------------------------------------------------------------------------- ReviewPullRequest
+
+FIRST_PAGE_BOTS = "1700000001, 1700000002, 1700000003, 1700000013, 1700000014, 1700000019, 1700000020, 1700000025, 1700000030"  # noqa: E501
+OPEN_HUMAN = "1700000031, 1700000032, 1700000034, 1700000035, 1700000036, 1700000039, 1700000042, 1700000048, 1700000054, 1700000055, 1700000059, 1700000062, 1700000063, 1700000067, 1700000069"  # noqa: E501
+
+
+@pytest.fixture(scope="module")
+def github_registry():
+    from tutorial_lib.github_client import GitHubClient
+    from tutorial_lib.github_fixtures import build_store
+    from tutorial_lib.github_service import serve
+    from tutorial_lib.github_tools import GitHubToolContext, github_tool_specs
+    from tutorial_lib.pagination import CursorCodec
+
+    with serve(build_store()) as handle, GitHubClient(handle.base_url) as client:
+        yield Registry(github_tool_specs(GitHubToolContext(client, CursorCodec(b"a" * 32))))
+
+
+def review(registry: Registry, mistakes: list[Mistake], **goal: Any) -> Transcript:
+    from tutorial_lib.agent import ReviewPullRequest
+
+    model = ScriptedModel(ReviewPullRequest("example/shop", 128, **goal), mistakes)
+    return run_agent(model, registry, root=None)
+
+
+def test_review_pull_request_stopping_on_page_one_misses_the_open_remarks(
+    github_registry: Registry,
+) -> None:
+    hasty = review(github_registry, [stop_on_first_page()], page_size=30)
+    assert hasty.calls == 1
+    assert hasty.final == FinalAnswer(
+        "example/shop#128: read 30 comments on 1 page(s), coverage partial;"
+        f" unresolved: {FIRST_PAGE_BOTS}"
+    )
+    assert hasty.steps[0].arguments == {"repository": "example/shop", "pr": 128, "page_size": 30}
+    quiet = review(github_registry, [stop_on_first_page()], page_size=30, skip_bots=True)
+    assert quiet.final is not None
+    assert quiet.final.text == (
+        "example/shop#128: read 30 comments on 1 page(s), coverage partial; unresolved: none"
+    )
+
+
+def test_review_pull_request_following_cursors_finds_session_ts_42(
+    github_registry: Registry,
+) -> None:
+    full = review(github_registry, [], page_size=30)
+    assert full.calls == 3 and full.invalid_calls == 0
+    assert [s.arguments.get("cursor") is None for s in full.steps] == [True, False, False]
+    assert full.final is not None
+    text = full.final.text
+    assert text.startswith("example/shop#128: read 69 comments on 3 page(s), coverage complete;")
+    assert "1700000042" in text.split("unresolved: ")[1].split(", ")
+    assert len(text.split("unresolved: ")[1].split(", ")) == 33
+    human = review(github_registry, [], page_size=30, skip_bots=True)
+    assert human.final == FinalAnswer(
+        "example/shop#128: read 69 comments on 3 page(s), coverage complete;"
+        f" unresolved: {OPEN_HUMAN}"
+    )
+    default = review(github_registry, [])  # page_size 10: 7 pages, same comments
+    assert default.calls == 7 and default.final is not None
+    assert default.final.text.split("; ")[1] == text.split("; ")[1]

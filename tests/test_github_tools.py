@@ -47,6 +47,7 @@ class FakeGitHub:
         }
         self.resolved: set[int] = set()
         self.requests = 0
+        self.graphql = 0
         for i in range(comments):
             self.add(REPO, PR, f"comment {i}: rename `x` to `y`.", resolved=i % 3 == 0)
         self.add("other/shop", PR, "other repository's comment")
@@ -74,6 +75,7 @@ class FakeGitHub:
         self.requests += 1
         path = request.url.path
         if path == "/graphql":
+            self.graphql += 1
             v = json.loads(request.content)["variables"]
             key = (f"{v['owner']}/{v['name']}", v["number"])
             if key not in self.comments:
@@ -368,3 +370,91 @@ def test_inserts_during_reading_against_the_emulator() -> None:
             between=lambda: store.add_review_comment(REPO, PR, user=user, body="late", path="a.ts"),
         )
         assert seen == [c.id for c in store.review_comments(REPO, PR)]
+
+
+# --------------------------------------------------------------------------- thread-state cache
+
+
+def test_thread_states_are_fetched_once_per_listing() -> None:
+    fake = FakeGitHub()  # 23 comments
+    context = make_context(fake, upstream_per_page=4)
+    args = {"repository": REPO, "pr": PR, "page_size": 5}
+    assert len(read_all(context, args)) == 23  # 5 pages
+    assert fake.graphql == 1  # was 5: one reviewThreads query per page
+    read_all(context, args)  # a new listing (no cursor) refetches
+    assert fake.graphql == 2
+    first = checked(github_pr_list_comments(context, args))["data"]
+    cid = first["comments"][0]["comment_id"]
+    checked(github_pr_get_comment(context, {"repository": REPO, "pr": PR, "comment_id": cid}))
+    assert fake.graphql == 3  # the get_comment reused the map of the listing
+
+
+def test_a_comment_added_between_pages_triggers_one_refresh() -> None:
+    fake = FakeGitHub()
+    context = make_context(fake, upstream_per_page=4)
+    args = {"repository": REPO, "pr": PR, "page_size": 5, "filter": "unresolved"}
+    first = checked(github_pr_list_comments(context, args))["data"]
+    late = fake.add(REPO, PR, "late and resolved", resolved=True)
+    fresh = fake.add(REPO, PR, "late and open")
+    rest = read_all(context, {**args, "cursor": first["next_cursor"]})
+    assert fresh in rest and late not in rest  # the refresh knew the late thread's state
+    assert fake.graphql == 2
+
+
+def test_resolution_changes_show_from_the_next_listing() -> None:
+    fake = FakeGitHub(comments=10)
+    context = make_context(fake, upstream_per_page=5)
+    args = {"repository": REPO, "pr": PR, "page_size": 5}
+    first = checked(github_pr_list_comments(context, args))["data"]
+    last_id = fake.comments[(REPO, PR)][-2]["id"]
+    assert last_id not in fake.resolved
+    fake.resolved.add(last_id)  # resolved while the model reads
+    second = checked(github_pr_list_comments(context, {**args, "cursor": first["next_cursor"]}))
+    assert second["data"]["comments"][-2]["resolved"] is False  # as of the listing's start
+    again = read_all(context, {**args, "filter": "unresolved"})
+    assert last_id not in again
+
+
+def test_the_cache_keeps_a_bounded_number_of_prs() -> None:
+    fake = FakeGitHub()
+    context = make_context(fake, thread_cache_size=1)
+    for repo in (REPO, "other/shop", REPO):
+        checked(github_pr_list_comments(context, {"repository": repo, "pr": PR}))
+    assert list(context.thread_cache) == [(REPO, PR)]
+
+
+def test_graphql_requests_do_not_grow_with_depth_against_the_emulator() -> None:
+    service = pytest.importorskip("tutorial_lib.github_service")
+    fixtures = pytest.importorskip("tutorial_lib.github_fixtures")
+    store = fixtures.make_large_pr(1500)
+    threads = len(store.review_threads("example/large", 1))
+    graphql: list[str] = []
+
+    class Counting(httpx.HTTPTransport):
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            if request.url.path == "/graphql":
+                graphql.append(request.url.path)
+            return super().handle_request(request)
+
+    with service.serve(store) as handle:
+        client = GitHubClient(handle.base_url, transport=Counting())
+        context = GitHubToolContext(client, CursorCodec(b"e" * 32))
+        seen = read_all(context, {"repository": "example/large", "pr": 1, "page_size": 50})
+        client.close()
+    assert len(seen) == 1500  # 30 tool pages
+    assert len(graphql) == -(-threads // 100)  # one listing's worth, not 30 times that
+
+
+def test_context_budget_figures() -> None:
+    fixtures = pytest.importorskip("tutorial_lib.github_fixtures")
+    from tutorial_lib.github_tools import context_budget
+
+    budget = context_budget(fixtures.build_store())
+    assert budget == {
+        "dump_everything": 93456,
+        "detailed_pages": 30108,
+        "concise_pages": 22012,
+        "concise_plus_details": 35964,
+        "unresolved_plus_details": 19065,
+    }
+    assert context_budget(fixtures.build_store()) == budget

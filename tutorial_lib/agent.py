@@ -6,7 +6,8 @@ arguments as sent, the size of the result the model received, its error code, an
 final answer. Chapter 08 builds its evaluation on these numbers.
 
 The model here is NOT a language model. :class:`ScriptedModel` is a fixed, deterministic
-policy: it pursues one goal (:class:`ReadWholeFile`, :class:`SetTaskStatus`) and makes the
+policy: it pursues one goal (:class:`ReadWholeFile`, :class:`SetTaskStatus`,
+:class:`ReviewPullRequest`) and makes the
 mistakes it is told to make (:func:`zero_based_lines`, :func:`integers_as_strings`,
 :func:`guess_enum`, :func:`stop_on_first_page`), mistakes real models are known to make.
 How it reacts to an error is scripted too, and that is the point of the comparison:
@@ -43,6 +44,7 @@ __all__ = [
     "Mistake",
     "Model",
     "ReadWholeFile",
+    "ReviewPullRequest",
     "ScriptedModel",
     "SetTaskStatus",
     "Step",
@@ -263,7 +265,52 @@ class SetTaskStatus:
         return FinalAnswer(f"task {self.task_id} is now {pages[-1]['status']}")
 
 
-Goal = ReadWholeFile | SetTaskStatus
+@dataclass(frozen=True)
+class ReviewPullRequest:
+    """Goal: read the review comments of ``repository#pr`` with github_pr_list_comments,
+    following ``next_cursor`` until ``coverage`` is ``complete``, then name what is open.
+
+    The answer, exactly: ``"{repository}#{pr}: read {n} comments on {pages} page(s),
+    coverage {coverage}; unresolved: {ids or 'none'}"`` where ``coverage`` is that of the
+    last page read and the ids are the ``comment_id`` of comments with ``resolved`` and
+    ``outdated`` both false, in the order seen. With :func:`stop_on_first_page` it answers
+    from page 1 and reports ``coverage partial``: what it did not read, it cannot list.
+    ``skip_bots``: also leave out comments whose summary starts with ``Bot:`` (bot noise).
+    """
+
+    repository: str
+    pr: int
+    page_size: int = 10
+    skip_bots: bool = False
+    tool: ClassVar[str] = "github_pr_list_comments"
+
+    def first_arguments(self) -> dict[str, Any]:
+        """The call the model means to make first."""
+        return {"repository": self.repository, "pr": self.pr, "page_size": self.page_size}
+
+    def after_success(
+        self, pages: list[dict[str, Any]], *, follow_pages: bool
+    ) -> dict[str, Any] | FinalAnswer:
+        """The next page (same arguments + ``cursor``) or the answer."""
+        last = pages[-1]
+        if last["coverage"] != "complete" and follow_pages:
+            return {**self.first_arguments(), "cursor": last["next_cursor"]}
+        comments = [c for page in pages for c in page["comments"]]
+        ids = [
+            c["comment_id"]
+            for c in comments
+            if c["resolved"] is False
+            and c["outdated"] is False
+            and not (self.skip_bots and str(c.get("summary", "")).startswith("Bot:"))
+        ]
+        listed = ", ".join(map(str, ids)) or "none"
+        return FinalAnswer(
+            f"{self.repository}#{self.pr}: read {len(comments)} comments on {len(pages)}"
+            f" page(s), coverage {last['coverage']}; unresolved: {listed}"
+        )
+
+
+Goal = ReadWholeFile | SetTaskStatus | ReviewPullRequest
 
 
 # --------------------------------------------------------------------------- mistakes
@@ -349,7 +396,8 @@ def guess_enum(
 
 
 def stop_on_first_page() -> Mistake:
-    """Ignores ``has_more`` (and ``total_lines``): answers from the first page."""
+    """Ignores ``has_more`` (and ``total_lines``, or ``coverage``/``next_cursor``): answers
+    from the first page."""
     return Mistake("stop_on_first_page", "stops after the first page", ignores_has_more=True)
 
 

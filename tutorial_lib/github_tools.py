@@ -29,13 +29,13 @@ a context and ignore ``root``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
 
-from tutorial_lib.contracts import ContractError, failure, success
+from tutorial_lib.contracts import ContractError, dumps, failure, success
 from tutorial_lib.github_client import GitHubClient, ThreadState
 from tutorial_lib.pagination import MAX_CURSOR_CHARS, CursorCodec, CursorQuery
 from tutorial_lib.schemas import ArgumentContract, out_of_range_error
@@ -47,11 +47,13 @@ __all__ = [
     "MAX_PAGE_SIZE",
     "SUMMARY_CHARS",
     "GitHubToolContext",
+    "context_budget",
     "github_pr_get",
     "github_pr_get_comment",
     "github_pr_list_comments",
     "github_tool_specs",
     "summarize_comment",
+    "thread_states",
 ]
 
 DEFAULT_PAGE_SIZE = 10
@@ -81,6 +83,77 @@ class GitHubToolContext:
     codec: CursorCodec
     upstream_per_page: int = 100
     max_upstream_pages: int = 5
+    #: How many PRs' thread states :attr:`thread_cache` keeps (least recently used dropped).
+    thread_cache_size: int = 8
+    #: ``{(repository, pr): {comment id: ThreadState}}``, see :func:`thread_states`.
+    thread_cache: dict[tuple[str, int], dict[int, ThreadState]] = field(
+        default_factory=dict, repr=False
+    )
+
+
+def thread_states(
+    context: GitHubToolContext,
+    repository: str,
+    pr: int,
+    *,
+    fresh: bool = False,
+    needed: Iterable[int] = (),
+) -> dict[int, ThreadState]:
+    """The PR's ``{comment id: ThreadState}``, from the context's cache when allowed.
+
+    Resolution state costs GraphQL requests proportional to the number of threads (100
+    threads per request: 75 requests for a 10,000-comment PR), so it is NOT fetched on
+    every page. The freshness rule:
+
+    - ``fresh=True`` (a listing that starts, i.e. a call without ``cursor``): fetch;
+    - otherwise (following cursors of a listing, or getting one comment): reuse the map
+      cached for ``(repository, pr)``, fetching only if there is none, or if one of the
+      ``needed`` comment ids is not in it (a comment added since the map was fetched):
+      then ONE refresh per call, whatever it finds;
+    - a comment still unknown after that refresh (a real GitHub race) is shown as
+      unresolved, and outdated iff REST says it has no ``line``.
+
+    So every page after the first costs no GraphQL request unless new comments appeared,
+    and the flags of one listing are those of the moment it started (or of the last
+    refresh): a thread resolved while the model reads later pages keeps its earlier flag
+    until the next listing from the start.
+    """
+    key = (repository, pr)
+    cache = context.thread_cache
+    states = None if fresh else cache.get(key)
+    if states is not None and any(cid not in states for cid in needed):
+        states = None
+    if states is None:
+        states = context.client.review_threads(repository, pr)
+    cache.pop(key, None)
+    cache[key] = states  # most recently used last
+    while len(cache) > max(context.thread_cache_size, 1):
+        del cache[next(iter(cache))]
+    return states
+
+
+class _Threads:
+    """The thread states one call uses: loaded on first need, refreshed at most once."""
+
+    def __init__(self, context: GitHubToolContext, repository: str, pr: int, fresh: bool):
+        self.context, self.repository, self.pr = context, repository, pr
+        self.fresh = fresh
+        self.states: dict[int, ThreadState] | None = None
+        self.fetched = False  # fetched during this call: an unknown id is not retried
+
+    def state(self, comment: dict[str, Any]) -> ThreadState:
+        cid = comment["id"]
+        if self.states is None or (cid not in self.states and not self.fetched):
+            before = self.context.thread_cache.get((self.repository, self.pr))
+            self.states = thread_states(
+                self.context,
+                self.repository,
+                self.pr,
+                fresh=self.fresh or self.states is not None,
+                needed=(cid,),
+            )
+            self.fetched = self.states is not before
+        return _state(comment, self.states)
 
 
 # --------------------------------------------------------------------------- the summarizer
@@ -380,13 +453,17 @@ def github_pr_list_comments(context: GitHubToolContext, args: Any) -> dict[str, 
             else:
                 context.client.get_pull(repository, pr)  # the object exists, in THIS repository
                 after_id, offset = 0, 0
-            threads = context.client.review_threads(repository, pr)
+            threads = _Threads(context, repository, pr, fresh="cursor" not in args)
             picked, last_id, last_offset, done = _read_page(
                 context, query, after_id, offset, threads
             )
+            states = [threads.state(c) for c in picked]
         except ContractError as exc:
             raise _not_found(exc, repository, pr) from None
-        comments = [_entry(c, threads, repository, pr, detailed) for c in picked]
+        comments = [
+            _entry(c, state, repository, pr, detailed)
+            for c, state in zip(picked, states, strict=True)
+        ]
         data = {
             "repository": repository,
             "pr": pr,
@@ -405,7 +482,7 @@ def _read_page(
     query: CursorQuery,
     after_id: int,
     offset_hint: int,
-    threads: dict[int, ThreadState],
+    threads: _Threads,
 ) -> tuple[list[dict[str, Any]], int, int, bool]:
     """(comments for this page, last id looked at, its offset, whether the list ended)."""
     client, per_page = context.client, context.upstream_per_page
@@ -427,7 +504,7 @@ def _read_page(
         for index, comment in enumerate(upstream.comments):
             if comment["id"] <= after_id:
                 continue
-            if query.filter == "unresolved" and _state(comment, threads).resolved:
+            if query.filter == "unresolved" and threads.state(comment).resolved:
                 last_id, last_offset = comment["id"], (page - 1) * per_page + index + 1
                 continue
             picked.append(comment)
@@ -435,7 +512,7 @@ def _read_page(
             if len(picked) == query.page_size:
                 rest = upstream.comments[index + 1 :]
                 ended = upstream.next_url is None and not any(
-                    c["id"] > last_id and (query.filter == "all" or not _state(c, threads).resolved)
+                    c["id"] > last_id and (query.filter == "all" or not threads.state(c).resolved)
                     for c in rest
                 )
                 return picked, last_id, last_offset, ended
@@ -461,7 +538,7 @@ def github_pr_get_comment(context: GitHubToolContext, args: Any) -> dict[str, An
             comment = context.client.get_review_comment(repository, comment_id)
             if not _on_pull(comment, pr):
                 raise ContractError("not_found", "comment of another PR")
-            threads = context.client.review_threads(repository, pr)
+            state = _Threads(context, repository, pr, fresh=False).state(comment)
         except ContractError as exc:
             if exc.code != "not_found":
                 raise
@@ -479,7 +556,7 @@ def github_pr_get_comment(context: GitHubToolContext, args: Any) -> dict[str, An
                 },
             ) from None
         detailed = args.get("response_format", "concise") == "detailed"
-        data = _entry(comment, threads, repository, pr, detailed=True)
+        data = _entry(comment, state, repository, pr, detailed=True)
         data.pop("details")
         if detailed:
             data["diff_hunk"] = str(comment.get("diff_hunk") or "")
@@ -508,12 +585,11 @@ def _login(user: Any) -> str:
 
 def _entry(
     comment: dict[str, Any],
-    threads: dict[int, ThreadState],
+    state: ThreadState,
     repository: str,
     pr: int,
     detailed: bool,
 ) -> dict[str, Any]:
-    state = _state(comment, threads)
     user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
     body = str(comment.get("body") or "")
     line = comment.get("line")
@@ -644,3 +720,111 @@ def github_tool_specs(context: GitHubToolContext) -> list[ToolSpec]:
             handler=bind(github_pr_get_comment),
         ),
     ]
+
+
+# --------------------------------------------------------------------------- context budget
+
+#: The origin written into URLs when counting characters, instead of the emulator's port.
+BUDGET_ORIGIN = "https://api.github.com"
+
+
+def context_budget(
+    store: Any,
+    *,
+    repository: str = "example/shop",
+    pr: int = 128,
+    page_size: int = DEFAULT_PAGE_SIZE,
+) -> dict[str, int]:
+    """Characters a model reads to answer "what is still open on ``repository#pr``?".
+
+    ``store`` (a :class:`tutorial_lib.github_fixtures.GitHubStore`) is served by the
+    emulator for the duration of the call; nothing is timed and the store is not changed.
+    Every figure is the length of compact JSON (:func:`tutorial_lib.contracts.dumps`), with
+    the emulator's ``http://127.0.0.1:PORT`` replaced by :data:`BUDGET_ORIGIN` so the
+    numbers do not depend on the port:
+
+    - ``dump_everything``: every REST page of review comments (GitHub's default
+      ``per_page`` 30), each page's JSON list as a client would paste it for the model;
+    - ``detailed_pages``: every envelope of ``github_pr_list_comments`` read to
+      ``complete`` with ``response_format="detailed"`` (``page_size`` comments a page);
+    - ``concise_pages``: the same with ``"concise"`` (the default);
+    - ``concise_plus_details``: ``concise_pages`` plus one ``github_pr_get_comment``
+      envelope per comment that is neither resolved nor outdated (the ones to look at);
+    - ``unresolved_plus_details``: a narrower reading, for comparison: the concise pages
+      of ``filter="unresolved"`` plus details only for the comments that are neither
+      outdated nor from a bot (summary ``Bot: ...``, which already quotes the short body).
+
+    Deterministic for a given store: two calls give the same dict.
+    """
+    from tutorial_lib.github_service import serve  # the emulator: only when measuring
+    from tutorial_lib.pagination import CursorCodec
+
+    with serve(store) as handle, GitHubClient(handle.base_url) as client:
+
+        def chars(value: Any) -> int:
+            return len(dumps(value).replace(handle.base_url, BUDGET_ORIGIN))
+
+        dump = 0
+        page = client.list_review_comments_page(repository, pr, per_page=30)
+        while True:
+            dump += chars(page.comments)
+            if page.next_url is None:
+                break
+            page = client.next_review_comments_page(page.next_url)
+        context = GitHubToolContext(client, CursorCodec(b"context-budget-fixed-key"))
+        totals: dict[str, int] = {}
+        open_ids: list[int] = []
+        human_ids: list[int] = []
+        for response_format, kind in (
+            ("detailed", "all"),
+            ("concise", "all"),
+            ("concise", "unresolved"),
+        ):
+            args: dict[str, Any] = {
+                "repository": repository,
+                "pr": pr,
+                "page_size": page_size,
+                "response_format": response_format,
+                "filter": kind,
+            }
+            total = 0
+            while True:
+                envelope = github_pr_list_comments(context, args)
+                if not envelope["ok"]:
+                    raise ContractError(envelope["error"]["code"], envelope["error"]["message"])
+                total += chars(envelope)
+                data = envelope["data"]
+                if (response_format, kind) == ("concise", "all"):
+                    open_ids += [
+                        c["comment_id"]
+                        for c in data["comments"]
+                        if not c["resolved"] and not c["outdated"]
+                    ]
+                if kind == "unresolved":
+                    human_ids += [
+                        c["comment_id"]
+                        for c in data["comments"]
+                        if not c["outdated"] and not c["summary"].startswith("Bot:")
+                    ]
+                if data["coverage"] == "complete":
+                    break
+                args = {**args, "cursor": data["next_cursor"]}
+            totals[f"{response_format}_{kind}"] = total
+
+        def details(ids: list[int]) -> int:
+            return sum(
+                chars(
+                    github_pr_get_comment(
+                        context, {"repository": repository, "pr": pr, "comment_id": comment_id}
+                    )
+                )
+                for comment_id in ids
+            )
+
+        return {
+            "dump_everything": dump,
+            "detailed_pages": totals["detailed_all"],
+            "concise_pages": totals["concise_all"],
+            "concise_plus_details": totals["concise_all"] + details(open_ids),
+            "unresolved_plus_details": totals["concise_unresolved"] + details(human_ids),
+        }
