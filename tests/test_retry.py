@@ -1,0 +1,370 @@
+"""The chapter 05 retry policy: classification, decisions, Retry-After and backoff schedules."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tutorial_lib.contracts import CATALOGUE
+from tutorial_lib.retry import (
+    Decision,
+    RetryPolicy,
+    backoff_schedule,
+    classify,
+    decide_after_failure,
+    parse_retry_after,
+)
+
+NOW = datetime(2025, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
+
+
+def err(code: str, retry: str | None = None, state: str = "not_applied") -> dict[str, str]:
+    error = {"code": code, "operation_state": state}
+    if retry is not None:
+        error["retry"] = retry
+    return error
+
+
+# --------------------------------------------------------------------------- classify
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        (err("temporary_unavailable", "with_backoff"), "temporary"),
+        (err("permission_denied", "after_authorization"), "permission"),
+        (err("invalid_value", "after_input_correction"), "invalid_input"),
+        (err("outcome_unknown", "after_status_check", "unknown"), "unknown_outcome"),
+        (err("outcome_unknown", "after_status_check", "not_applied"), "unknown_outcome"),
+        (err("binary_file", "never"), "final"),
+        # operation_state "unknown" always wins, whatever the advice
+        (err("temporary_unavailable", "with_backoff", "unknown"), "unknown_outcome"),
+        (err("invalid_value", "after_input_correction", "unknown"), "unknown_outcome"),
+        (err("binary_file", "never", "unknown"), "unknown_outcome"),
+        # no advice: the catalogue's default
+        (err("temporary_unavailable"), "temporary"),
+        (err("not_found"), "invalid_input"),
+        # a whole failure envelope
+        ({"ok": False, "error": err("permission_denied", "after_authorization")}, "permission"),
+    ],
+)
+def test_classify(error, kind):
+    assert classify(error) == kind
+
+
+def test_classify_agrees_with_every_catalogue_default():
+    for code, info in CATALOGUE.items():
+        assert classify(err(code)) == classify(err(code, info.retry))
+
+
+@pytest.mark.parametrize(
+    "error",
+    [{"code": "no_such_code"}, err("x", "sometimes"), {"ok": True, "data": {}}, {"ok": False}],
+)
+def test_classify_refuses_what_it_cannot_decide(error):
+    with pytest.raises(ValueError):
+        classify(error)
+
+
+# --------------------------------------------------------------------------- decisions
+
+POLICY = RetryPolicy(max_attempts=3)
+TEMP = err("temporary_unavailable", "with_backoff")
+TEMP_NO_STATE = {"code": "temporary_unavailable", "retry": "with_backoff"}
+UNKNOWN = err("outcome_unknown", "after_status_check", "unknown")
+INVALID = err("invalid_value", "after_input_correction")
+PERM = err("permission_denied", "after_authorization")
+FINAL = err("binary_file", "never")
+
+# (error, is_write, attempt, same_key, verified_absent, can_verify) -> action
+DECISIONS = [
+    # kinds that never retry, reads and writes alike
+    (INVALID, False, 1, False, None, True, "fix_input"),
+    (INVALID, True, 1, True, None, True, "fix_input"),
+    (PERM, False, 1, False, None, True, "ask_authorization"),
+    (PERM, True, 1, False, None, True, "ask_authorization"),
+    (FINAL, False, 1, False, None, True, "stop"),
+    (FINAL, True, 1, True, True, True, "stop"),
+    # reads retry freely within bounds
+    (TEMP, False, 1, False, None, True, "retry"),
+    (TEMP, False, 2, False, None, True, "retry"),
+    (TEMP, False, 3, False, None, True, "stop"),
+    (UNKNOWN, False, 1, False, None, False, "retry"),
+    (UNKNOWN, False, 3, False, None, True, "stop"),
+    # writes provably not processed
+    (TEMP, True, 1, False, None, True, "retry"),
+    (TEMP, True, 3, False, None, True, "stop"),
+    # a temporary write that is not provably "not_applied" is an unknown outcome
+    (TEMP_NO_STATE, True, 1, False, None, True, "verify_state"),
+    (
+        err("temporary_unavailable", "with_backoff", "applied"),
+        True,
+        1,
+        False,
+        None,
+        True,
+        "verify_state",
+    ),  # fmt: skip
+    # unknown outcome of a write
+    (UNKNOWN, True, 1, False, None, True, "verify_state"),
+    (UNKNOWN, True, 1, False, None, False, "stop_unknown"),
+    (UNKNOWN, True, 1, True, None, True, "retry"),
+    (UNKNOWN, True, 1, True, None, False, "retry"),
+    (UNKNOWN, True, 3, True, None, True, "stop_unknown"),
+    (UNKNOWN, True, 1, True, True, True, "retry"),
+    (UNKNOWN, True, 1, False, True, True, "retry"),
+    (UNKNOWN, True, 3, True, True, True, "stop"),
+    (UNKNOWN, True, 1, True, False, True, "stop"),
+    (UNKNOWN, True, 1, False, False, False, "stop"),
+]
+
+
+@pytest.mark.parametrize(
+    ("error", "is_write", "attempt", "same_key", "verified_absent", "can_verify", "action"),
+    DECISIONS,
+)
+def test_decide_after_failure(
+    error, is_write, attempt, same_key, verified_absent, can_verify, action
+):
+    decision = decide_after_failure(
+        error,
+        is_write=is_write,
+        attempt=attempt,
+        policy=POLICY,
+        same_idempotency_key=same_key,
+        verified_absent=verified_absent,
+        can_verify=can_verify,
+    )
+    assert isinstance(decision, Decision)
+    assert decision.action == action
+    assert decision.reason
+
+
+def test_every_action_is_reachable():
+    assert {row[-1] for row in DECISIONS} == {
+        "fix_input",
+        "ask_authorization",
+        "retry",
+        "verify_state",
+        "stop_unknown",
+        "stop",
+    }
+
+
+@given(
+    error=st.sampled_from([TEMP, TEMP_NO_STATE, UNKNOWN, INVALID, PERM, FINAL]),
+    attempt=st.integers(1, 10),
+    same_key=st.booleans(),
+    can_verify=st.booleans(),
+)
+@settings(max_examples=100, deadline=None)
+def test_a_write_is_never_resent_blindly(error, attempt, same_key, can_verify):
+    """Without a key or a verified-absent read-back, a write retries only if provably not done."""
+    decision = decide_after_failure(
+        error,
+        is_write=True,
+        attempt=attempt,
+        policy=RetryPolicy(max_attempts=5),
+        same_idempotency_key=same_key,
+        verified_absent=None,
+        can_verify=can_verify,
+    )
+    if decision.action == "retry" and not same_key:
+        assert error is TEMP and attempt < 5
+
+
+@pytest.mark.parametrize("attempt", [0, -1, True, 1.0])
+def test_decide_refuses_a_bad_attempt(attempt):
+    with pytest.raises(ValueError, match="attempt"):
+        decide_after_failure(
+            TEMP,
+            is_write=False,
+            attempt=attempt,
+            policy=POLICY,
+            same_idempotency_key=False,
+            verified_absent=None,
+        )
+
+
+def test_decision_is_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Decision("stop", "x").action = "retry"  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------- Retry-After
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("120", 120.0),
+        (" 0 ", 0.0),
+        ("1.5", 1.5),
+        (format_datetime(NOW - timedelta(hours=1), usegmt=True), 0.0),
+        (format_datetime(NOW + timedelta(seconds=90), usegmt=True), 90.0),
+        ("Sat, 01 Mar 2025 12:00:30 GMT", 30.0),
+        ("Sat, 01 Mar 2025 12:00:30 -0000", 30.0),
+        (None, None),
+        ("", None),
+        ("soon", None),
+        ("-5", None),
+        ("1e3", None),
+        ("nan", None),
+        ("inf", None),
+        ("١٢", None),  # non-ASCII digits
+        ("Sat, 99 Foo 2025 12:00:30 GMT", None),
+    ],
+)
+def test_parse_retry_after(value, seconds):
+    assert parse_retry_after(value, now=NOW) == seconds
+
+
+def test_parse_retry_after_needs_an_aware_now():
+    with pytest.raises(ValueError, match="timezone-aware"):
+        parse_retry_after("5", now=datetime(2025, 1, 1))
+
+
+@given(st.text(max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_parse_retry_after_never_raises_and_never_negative(value):
+    seconds = parse_retry_after(value, now=NOW)
+    assert seconds is None or seconds >= 0
+
+
+# --------------------------------------------------------------------------- policy
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"base_s": 0}, "base_s"),
+        ({"base_s": float("nan")}, "base_s"),
+        ({"cap_s": 0.1}, "cap_s"),
+        ({"cap_s": float("inf")}, "cap_s"),
+        ({"max_attempts": 0}, "max_attempts"),
+        ({"max_attempts": 11}, "max_attempts"),
+        ({"max_attempts": 2.0}, "max_attempts"),
+        ({"max_attempts": True}, "max_attempts"),
+        ({"total_backoff_cap_s": -1}, "total_backoff_cap_s"),
+    ],
+)
+def test_policy_is_validated(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        RetryPolicy(**kwargs)
+
+
+def test_default_policy():
+    policy = RetryPolicy()
+    assert (policy.base_s, policy.cap_s, policy.max_attempts, policy.total_backoff_cap_s) == (
+        0.5,
+        8.0,
+        5,
+        20.0,
+    )
+    assert len(backoff_schedule(policy, seed=0)) <= 4
+
+
+# --------------------------------------------------------------------------- schedules
+
+policies = st.builds(
+    lambda base, factor, attempts, total: RetryPolicy(base, base * factor, attempts, total),
+    st.floats(0.01, 5),
+    st.floats(1, 64),
+    st.integers(1, 10),
+    st.floats(0, 100),
+)
+seeds = st.integers(0, 2**32)
+retry_afters = st.lists(st.none() | st.floats(0, 100), max_size=10)
+
+
+@given(policy=policies, seed=seeds, asked=retry_afters)
+@settings(max_examples=300, deadline=None)
+def test_schedule_is_bounded(policy, seed, asked):
+    waits = backoff_schedule(policy, seed, retry_after_s=asked)
+    assert len(waits) <= policy.max_attempts - 1
+    assert all(0 <= w <= policy.cap_s for w in waits)
+    assert sum(waits) <= policy.total_backoff_cap_s
+
+
+@given(policy=policies, seed=seeds, asked=retry_afters)
+@settings(max_examples=200, deadline=None)
+def test_retry_after_is_honoured_or_the_schedule_stops(policy, seed, asked):
+    waits = backoff_schedule(policy, seed, retry_after_s=asked)
+    for i, wait in enumerate(waits):
+        if i < len(asked) and asked[i] is not None:
+            assert wait >= asked[i]
+    # Stopping early happens only for a reason: compare with the same schedule without a
+    # total budget, which must agree up to the stop and then continue past the budget.
+    unbounded = backoff_schedule(
+        dataclasses.replace(policy, total_backoff_cap_s=1e12), seed, retry_after_s=asked
+    )
+    assert waits == unbounded[: len(waits)]
+    if len(waits) < len(unbounded):
+        assert sum(waits) + unbounded[len(waits)] > policy.total_backoff_cap_s
+    elif len(waits) < policy.max_attempts - 1:  # stopped with budget left: Retry-After > cap
+        assert asked[len(waits)] is not None and asked[len(waits)] > policy.cap_s
+
+
+@given(policy=policies, seed=seeds)
+@settings(max_examples=200, deadline=None)
+def test_same_seed_same_schedule(policy, seed):
+    assert backoff_schedule(policy, seed) == backoff_schedule(policy, seed)
+
+
+def test_different_seeds_usually_differ():
+    policy = RetryPolicy(base_s=1, cap_s=8, max_attempts=5, total_backoff_cap_s=1000)
+    schedules = {tuple(backoff_schedule(policy, seed)) for seed in range(100)}
+    assert len(schedules) == 100
+
+
+def test_schedule_uses_no_global_random():
+    import random
+
+    random.seed(1)
+    expected = random.random()
+    random.seed(1)
+    backoff_schedule(RetryPolicy(), seed=7)
+    assert random.random() == expected
+
+
+def test_full_jitter_ceilings_grow_then_cap():
+    policy = RetryPolicy(base_s=1, cap_s=4, max_attempts=10, total_backoff_cap_s=1000)
+    many = [backoff_schedule(policy, seed) for seed in range(300)]
+    for i, ceiling in enumerate([1, 2, 4, 4, 4, 4, 4, 4, 4]):
+        column = [waits[i] for waits in many]
+        assert max(column) <= ceiling
+        assert max(column) > 0.8 * ceiling  # the whole range is used
+
+
+def test_retry_after_longer_than_cap_stops_rather_than_waiting_less():
+    policy = RetryPolicy(base_s=0.5, cap_s=8, max_attempts=5, total_backoff_cap_s=20)
+    waits = backoff_schedule(policy, 1, retry_after_s=[3.0, 30.0])
+    assert len(waits) == 1 and waits[0] >= 3.0
+
+
+def test_retry_after_past_the_total_budget_stops():
+    policy = RetryPolicy(base_s=0.5, cap_s=8, max_attempts=5, total_backoff_cap_s=10)
+    assert backoff_schedule(policy, 1, retry_after_s=[6.0, 6.0]) == [6.0]
+
+
+def test_a_retry_after_does_not_shift_later_jitter():
+    policy = RetryPolicy(base_s=0.5, cap_s=8, max_attempts=5, total_backoff_cap_s=100)
+    plain = backoff_schedule(policy, 3)
+    asked = backoff_schedule(policy, 3, retry_after_s=[5.0])
+    assert asked[0] == max(plain[0], 5.0)
+    assert asked[1:] == plain[1:]
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf")])
+def test_bad_retry_after_values_are_refused(bad):
+    with pytest.raises(ValueError, match="Retry-After"):
+        backoff_schedule(RetryPolicy(), 0, retry_after_s=[bad])
+
+
+def test_one_attempt_means_no_waits():
+    assert backoff_schedule(RetryPolicy(max_attempts=1), 0, retry_after_s=[1.0]) == []
