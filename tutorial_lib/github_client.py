@@ -25,9 +25,11 @@ origin than ``base_url`` is refused (the token must never be sent elsewhere).
 - 400/422 -> ``invalid_value``;
 - 403/429 with ``x-ratelimit-remaining: 0`` or ``retry-after``, 5xx, timeouts, connection
   failures -> ``temporary_unavailable`` for reads;
-- for the one write, :meth:`GitHubClient.create_issue_comment`, a failure after the request
-  may have reached the server (timeout while waiting, 5xx) -> ``outcome_unknown``: GitHub has
-  no idempotency keys, so blindly retrying may post the comment twice (chapter 05).
+- for the one write, :meth:`GitHubClient.post_issue_comment`, a failure after the request
+  may have reached the server (timeout while waiting, connection cut, 5xx) ->
+  ``outcome_unknown``: GitHub has no idempotency keys, so blindly retrying may post the
+  comment twice (chapter 05). A write failure that is ``temporary_unavailable`` was
+  provably not processed (refused connection, 429, 409).
 
 Internal details (status, path, GitHub's message, request id) go to the error's ``log``,
 never into the message the model reads; the token never appears in either.
@@ -53,6 +55,7 @@ __all__ = [
     "API_VERSION",
     "REVIEW_THREADS_QUERY",
     "GitHubClient",
+    "PostedComment",
     "ReviewCommentsPage",
     "ThreadState",
 ]
@@ -90,6 +93,15 @@ class ThreadState:
 
     resolved: bool
     outdated: bool
+
+
+@dataclass(frozen=True)
+class PostedComment:
+    """The answer to a comment write: the comment, and whether the server replayed it
+    (``Idempotent-Replayed: true``: an earlier request with the same key had created it)."""
+
+    comment: dict[str, Any]
+    replayed: bool
 
 
 @dataclass(frozen=True)
@@ -196,12 +208,61 @@ class GitHubClient:
                 return states
             after = info["endCursor"]
 
+    def list_issue_comments(
+        self, repo: str, number: int, *, per_page: int = MAX_PER_PAGE
+    ) -> list[dict[str, Any]]:
+        """Every conversation comment of the PR's issue, following ``Link`` pages.
+
+        ``GET /repos/{owner}/{repo}/issues/{number}/comments``; one request per 100 comments.
+        """
+        path = f"{_repo_path(repo)}/issues/{int(number)}/comments"
+        params = {"per_page": min(max(per_page, 1), MAX_PER_PAGE)}
+        page = self._page(self._send("GET", path, params=params))
+        comments = list(page.comments)
+        while page.next_url is not None:
+            page = self._page(self._send("GET", self._same_origin(page.next_url)))
+            comments.extend(page.comments)
+        return comments
+
     # ------------------------------------------------------------------ the one write
 
-    def create_issue_comment(self, repo: str, number: int, body: str) -> dict[str, Any]:
-        """``POST /repos/{owner}/{repo}/issues/{number}/comments``: the created comment."""
+    def post_issue_comment(
+        self, repo: str, number: int, body: str, *, idempotency_key: str | None = None
+    ) -> PostedComment:
+        """``POST /repos/{owner}/{repo}/issues/{number}/comments``, once (no retry here).
+
+        With ``idempotency_key`` the request carries an ``Idempotency-Key`` header (the
+        course's emulator honours it when started with ``idempotency="optional"``; real
+        GitHub ignores it). Failures, as contract errors:
+
+        - ``temporary_unavailable``: the server provably did not process this request
+          (connection refused, 429 or a rate-limit 403, 409 "still in progress");
+          ``log["retry_after"]`` holds a ``Retry-After`` header if there was one;
+        - ``outcome_unknown``: the request may have been processed (timeout, connection cut
+          after sending, any 5xx, an unreadable 2xx answer);
+        - ``invalid_value`` (400/422; ``field`` is ``idempotency_key`` when the key was
+          already used for another payload), ``permission_denied``, ``not_found``.
+        """
         path = f"{_repo_path(repo)}/issues/{int(number)}/comments"
-        return self._json("POST", path, json={"body": body}, write=True)
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key is not None else {}
+        response = self._send("POST", path, json={"body": body}, headers=headers, write=True)
+        try:
+            comment = response.json()
+        except ValueError:
+            comment = None
+        if not isinstance(comment, dict) or not isinstance(comment.get("id"), int):
+            raise ContractError(
+                "outcome_unknown",
+                "GitHub accepted the write but its answer could not be read",
+                log={"status": response.status_code, "path": response.request.url.path},
+            )
+        replayed = response.headers.get("idempotent-replayed", "").lower() == "true"
+        return PostedComment(comment, replayed)
+
+    def create_issue_comment(self, repo: str, number: int, body: str) -> dict[str, Any]:
+        """``POST .../issues/{number}/comments``: the created comment (see
+        :meth:`post_issue_comment`)."""
+        return self.post_issue_comment(repo, number, body).comment
 
     # ------------------------------------------------------------------ internals
 
@@ -219,7 +280,8 @@ class GitHubClient:
     def _send(self, method: str, url: str, *, write: bool = False, **kwargs: Any) -> httpx.Response:
         try:
             response = self._http.request(method, url, **kwargs)
-        except httpx.ConnectError as exc:  # never reached the server: nothing happened
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            # never reached the server: nothing happened
             raise ContractError(
                 "temporary_unavailable",
                 "GitHub could not be reached",
@@ -328,6 +390,7 @@ def _status_error(response: httpx.Response, write: bool) -> ContractError:
         "path": response.request.url.path,
         "github_message": github_message,
         "request_id": response.headers.get("x-github-request-id"),
+        "retry_after": response.headers.get("retry-after"),
     }
     rate_limited = status == 429 or (
         status == 403
@@ -348,6 +411,21 @@ def _status_error(response: httpx.Response, write: bool) -> ContractError:
             f"GitHub refused the request ({status}): the token is missing, invalid or lacks"
             " access to this repository",
             log=log,
+        )
+    if write and status == 409:
+        return ContractError(
+            "temporary_unavailable",
+            "an earlier request with the same idempotency key is still being processed:"
+            " wait, then resend with the SAME key",
+            log=log,
+        )
+    if write and status == 422 and "Idempotency-Key" in str(github_message):
+        return ContractError(
+            "invalid_value",
+            "this idempotency key was already used for a different comment: a key names"
+            " one business request; make a new key for a new comment",
+            log=log,
+            field="idempotency_key",
         )
     if status in (400, 422):
         return ContractError(

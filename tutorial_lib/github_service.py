@@ -23,6 +23,19 @@ REST endpoints (``{repo}`` is ``repos/{owner}/{name}`` or ``repositories/{id}``,
     GET  /{owner}/{name}/pull/{n}, /{login}   tiny HTML pages (the ``html_url`` fields)
     POST /graphql                             review threads of a PR (below)
 
+Chapter 05 adds two switches to :func:`serve`, both off by default (GitHub-faithful):
+
+- ``faults=FaultPlan(...)``: scripted failures of chosen requests (connection refused, 503
+  or 429 with ``Retry-After``, commit-then-timeout, commit-then-reset, slow commit); see
+  :mod:`tutorial_lib.faults`. Use ``handle.transport()`` in the client so that ``refuse``
+  steps are real refused connections.
+- ``idempotency="optional"`` (or ``"required"``): the comment write honours an
+  ``Idempotency-Key`` header (replay, 409 while in flight, 422 on another payload; see
+  :mod:`tutorial_lib.idempotency`). Real GitHub has no such header: with the default
+  ``"off"`` the header is ignored and a retried POST makes a second comment, as on GitHub.
+
+``handle.requests`` lists every request the server answered (method, path, status, fault).
+
 Lists take ``page`` (default 1) and ``per_page`` (default 30, capped at 100), are ordered by
 ascending id and carry a ``Link`` header (``next``/``prev``/``first``/``last``); a page past
 the end is ``[]``. ``sort``, ``direction`` and ``since`` are not implemented (ignored).
@@ -41,15 +54,17 @@ import base64
 import json
 import re
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from tutorial_lib.faults import Fault, FaultPlan, RefusingTransport
 from tutorial_lib.github_fixtures import (
     GitHubStore,
     IssueComment,
@@ -59,8 +74,17 @@ from tutorial_lib.github_fixtures import (
     ReviewThread,
     User,
 )
+from tutorial_lib.idempotency import (
+    DEFAULT_WINDOW_S,
+    KEY_PATTERN,
+    IdempotencyKeys,
+    StoredResponse,
+    fingerprint,
+)
 
-__all__ = ["REVIEW_THREADS_QUERY", "ServiceHandle", "serve"]
+__all__ = ["REVIEW_THREADS_QUERY", "ServedRequest", "ServiceHandle", "serve"]
+
+IdempotencyMode = Literal["off", "optional", "required"]
 
 DOCS = "https://docs.github.com/rest"
 DEFAULT_PER_PAGE = 30
@@ -87,6 +111,18 @@ Json = Any
 
 
 @dataclass(frozen=True)
+class ServedRequest:
+    """One request the server answered (or cut off): for counting and for the notebooks."""
+
+    method: str
+    path: str
+    status: int | None  # None: no answer was sent (the connection was reset)
+    fault: str | None
+    idempotency_key: str | None
+    replayed: bool
+
+
+@dataclass(frozen=True)
 class ServiceHandle:
     """What :func:`serve` yields: where the emulator listens and what it serves."""
 
@@ -94,10 +130,19 @@ class ServiceHandle:
     port: int
     store: GitHubStore
     thread: threading.Thread
+    faults: FaultPlan | None = None
+    requests: list[ServedRequest] = field(default_factory=list)
+
+    def transport(self) -> RefusingTransport | None:
+        """The httpx transport a client needs for the plan's ``refuse`` steps (or None)."""
+        return self.faults.transport() if self.faults is not None else None
 
 
 class _ApiError(Exception):
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
+    def __init__(
+        self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
+        self.headers = headers or {}
         super().__init__(body.get("message", ""))
         self.status = status
         self.body = body
@@ -589,11 +634,23 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = False
 
-    def __init__(self, store: GitHubStore, token: str | None, rate_limit: int | None) -> None:
+    def __init__(
+        self,
+        store: GitHubStore,
+        token: str | None,
+        rate_limit: int | None,
+        faults: FaultPlan | None = None,
+        idempotency: IdempotencyMode = "off",
+        keys: IdempotencyKeys | None = None,
+    ) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.store = store
         self.token = token
         self.rate_limit = rate_limit
+        self.faults = faults
+        self.idempotency = idempotency
+        self.keys = keys or IdempotencyKeys()
+        self.served: list[ServedRequest] = []
         self.base_url = f"http://127.0.0.1:{self.server_address[1]}"
         self.shapes = _Shapes(self.base_url)
         self.graphql = _GraphQL(store, self.shapes)
@@ -661,17 +718,59 @@ class _Handler(BaseHTTPRequestHandler):
         self.resource = "graphql" if split.path == "/graphql" else "core"
         length = int(self.headers.get("Content-Length") or 0)
         self.raw_body = self.rfile.read(length) if length else b""
+        self.method = method
+        self.fault: Fault | None = None
+        self.idempotency_key: str | None = None
+        self.replayed = False
         try:
             self._count_request()
             self._authenticate()
+            if self.server.faults is not None:
+                self.fault = self.server.faults.take(method, split.path)
+                self._fault_before_handling(split.path)
             for route_method, pattern, action in _ROUTES:
                 match = pattern.match(split.path)
                 if match and route_method == method:
+                    slow = self.fault is not None and self.fault.kind == "slow_commit"
+                    if slow and action != "create_issue_comment":  # that one waits after its key
+                        time.sleep(self.fault.delay_s)  # type: ignore[union-attr]
                     getattr(self, action)(match.groupdict())
                     return
             raise _not_found()
         except _ApiError as error:
-            self._send_json(error.status, error.body)
+            self._send_json(error.status, error.body, error.headers)
+
+    def _fault_before_handling(self, path: str) -> None:
+        """Faults that stop a request before anything is done."""
+        fault = self.fault
+        if fault is None:
+            return
+        if fault.kind == "refuse":
+            raise _ApiError(
+                500,
+                {
+                    "message": "fault plan: a 'refuse' step can only be injected by the"
+                    " client transport (GitHubClient(..., transport=handle.transport()))",
+                    "status": "500",
+                },
+            )
+        if fault.kind == "unavailable":
+            raise _ApiError(
+                503,
+                {"message": "Service Unavailable", "status": "503"},
+                {"Retry-After": str(fault.retry_after_s)},
+            )
+        if fault.kind == "rate_limited":
+            raise _ApiError(
+                429,
+                {
+                    "message": "You have exceeded a secondary rate limit. Please wait a few"
+                    " minutes before you try again.",
+                    "documentation_url": DOCS + "/overview/rate-limits-for-the-rest-api",
+                    "status": "429",
+                },
+                {"Retry-After": str(fault.retry_after_s)},
+            )
 
     def _count_request(self) -> None:
         with self.server.counter_lock:
@@ -701,6 +800,44 @@ class _Handler(BaseHTTPRequestHandler):
         raise _ApiError(401, {"message": message, "documentation_url": DOCS, "status": "401"})
 
     def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str]) -> None:
+        fault = self.fault.kind if self.fault is not None else None
+        split_path = urlsplit(self.path).path
+        if fault == "commit_then_reset":
+            self._record(split_path, None, fault)
+            self._reset_connection()
+            return
+        self._record(split_path, status, fault)
+        if fault == "commit_then_timeout":
+            assert self.fault is not None
+            time.sleep(self.fault.delay_s)  # the client gives up meanwhile
+            with suppress(OSError):
+                self._write_response(status, body, content_type, headers)
+            self.close_connection = True
+            return
+        try:
+            self._write_response(status, body, content_type, headers)
+        except (BrokenPipeError, ConnectionResetError):  # the client has given up (its timeout)
+            self.close_connection = True
+
+    def _record(self, path: str, status: int | None, fault: str | None) -> None:
+        served = ServedRequest(
+            self.method, path, status, fault, self.idempotency_key, self.replayed
+        )
+        with self.server.counter_lock:
+            self.server.served.append(served)
+
+    def _reset_connection(self) -> None:
+        """Close the TCP connection with RST (SO_LINGER 0) and no answer."""
+        self.close_connection = True
+        sock = self.connection
+        with suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()  # drops the makefile reference, so close() really closes
+        sock.close()
+
+    def _write_response(
+        self, status: int, body: bytes, content_type: str, headers: dict[str, str]
+    ) -> None:
         self.send_response(status)
         limit = self.server.rate_limit or DEFAULT_RATE_LIMIT
         rate = {
@@ -800,24 +937,87 @@ class _Handler(BaseHTTPRequestHandler):
                 400,
                 {"message": "Problems parsing JSON", "documentation_url": DOCS, "status": "400"},
             ) from exc
-        body = payload.get("body") if isinstance(payload, dict) else None
-        if not isinstance(body, str) or not body.strip():
-            code = "missing_field" if body is None else "invalid"
-            raise _ApiError(
-                422,
-                {
-                    "message": "Validation Failed",
-                    "errors": [{"resource": "IssueComment", "code": code, "field": "body"}],
-                    "documentation_url": DOCS + "/issues/comments#create-an-issue-comment",
-                    "status": "422",
-                },
-            )
+        key = self._idempotency_key()
+        if key is not None:
+            path = f"/repositories/{repo.id}/issues/{pull.number}/comments"
+            begin = self.server.keys.begin(key, fingerprint("POST", path, payload))
+            if begin.outcome == "replay":
+                assert begin.response is not None
+                self.replayed = True
+                stored = begin.response
+                headers = {**stored.headers, "Idempotent-Replayed": "true"}
+                self._send(stored.status, stored.body, "application/json; charset=utf-8", headers)
+                return
+            if begin.outcome == "in_progress":
+                raise _ApiError(
+                    409,
+                    {
+                        "message": "A request with this Idempotency-Key is still being"
+                        " processed; retry later",
+                        "status": "409",
+                    },
+                )
+            if begin.outcome == "mismatch":
+                raise _ApiError(
+                    422,
+                    {
+                        "message": "This Idempotency-Key was already used with a different"
+                        " request payload",
+                        "status": "422",
+                    },
+                )
+        try:
+            body = payload.get("body") if isinstance(payload, dict) else None
+            if not isinstance(body, str) or not body.strip():
+                code = "missing_field" if body is None else "invalid"
+                raise _ApiError(
+                    422,
+                    {
+                        "message": "Validation Failed",
+                        "errors": [{"resource": "IssueComment", "code": code, "field": "body"}],
+                        "documentation_url": DOCS + "/issues/comments#create-an-issue-comment",
+                        "status": "422",
+                    },
+                )
+            if self.fault is not None and self.fault.kind == "slow_commit":
+                time.sleep(self.fault.delay_s)  # holding the key: a duplicate now gets 409
+        except BaseException:
+            if key is not None:
+                self.server.keys.abandon(key)  # nothing was stored: the key stays free
+            raise
         store = self.server.store
         comment = store.add_issue_comment(
             repo.full_name, pull.number, user=store.viewer, body=body, author_association="NONE"
         )
         shaped = self.server.shapes.issue_comment(repo, comment)
-        self._send_json(201, shaped, {"Location": shaped["url"]})
+        encoded = json.dumps(shaped).encode()
+        location = {"Location": shaped["url"]}
+        if key is not None:
+            self.server.keys.complete(key, StoredResponse(201, encoded, location))
+        self._send(201, encoded, "application/json; charset=utf-8", location)
+
+    def _idempotency_key(self) -> str | None:
+        """The ``Idempotency-Key`` header, when the server honours keys (else ignored)."""
+        mode = self.server.idempotency
+        if mode == "off":
+            return None
+        key = self.headers.get("Idempotency-Key")
+        if key is None:
+            if mode == "required":
+                raise _ApiError(
+                    400, {"message": "An Idempotency-Key header is required", "status": "400"}
+                )
+            return None
+        if re.fullmatch(KEY_PATTERN, key) is None:
+            raise _ApiError(
+                400,
+                {
+                    "message": "The Idempotency-Key must be 1 to 255 visible ASCII characters",
+                    "status": "400",
+                },
+            )
+        self.idempotency_key = key
+        return key
 
     def get_user(self, groups: dict[str, str | None]) -> None:
         login = groups["login"] or ""
@@ -847,22 +1047,41 @@ class _Handler(BaseHTTPRequestHandler):
 
 @contextmanager
 def serve(
-    store: GitHubStore, *, token: str | None = None, rate_limit: int | None = None
+    store: GitHubStore,
+    *,
+    token: str | None = None,
+    rate_limit: int | None = None,
+    faults: FaultPlan | None = None,
+    idempotency: IdempotencyMode = "off",
+    idempotency_window_s: float = DEFAULT_WINDOW_S,
 ) -> Iterator[ServiceHandle]:
     """Serve ``store`` on a free port of 127.0.0.1 until the ``with`` block ends.
 
     ``token``: when given, every request needs ``Authorization: token <token>`` (or
     ``Bearer``), else 401. ``rate_limit``: when given, requests beyond it get GitHub's 403;
-    otherwise the headers count down from 5000 and nothing is refused. On exit the
-    listening socket is closed, open keep-alive connections are cut and the thread joined.
+    otherwise the headers count down from 5000 and nothing is refused.
+
+    ``faults``: a :class:`~tutorial_lib.faults.FaultPlan` applied to matching requests
+    (clients pass ``transport=handle.transport()``). ``idempotency``: ``"off"`` (GitHub:
+    the ``Idempotency-Key`` header is ignored), ``"optional"`` (honoured when sent) or
+    ``"required"`` (a comment write without it gets 400); keys are kept
+    ``idempotency_window_s`` seconds after completion.
+
+    On exit the listening socket is closed, open keep-alive connections are cut and the
+    thread joined.
     """
-    server = _Server(store, token, rate_limit)
+    if idempotency not in ("off", "optional", "required"):
+        raise ValueError(f"idempotency must be 'off', 'optional' or 'required': {idempotency!r}")
+    keys = IdempotencyKeys(idempotency_window_s)
+    server = _Server(store, token, rate_limit, faults, idempotency, keys)
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
     )
     thread.start()
     try:
-        yield ServiceHandle(server.base_url, server.server_address[1], store, thread)
+        yield ServiceHandle(
+            server.base_url, server.server_address[1], store, thread, faults, server.served
+        )
     finally:
         server.shutdown()
         server.close_open_connections()

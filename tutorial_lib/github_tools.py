@@ -377,6 +377,11 @@ def _value_error(name: str, value: Any, error: jsonschema.ValidationError) -> Co
     )  # pragma: no cover
 
 
+#: Shared with the write tools of :mod:`tutorial_lib.writes` (same wording everywhere).
+REPOSITORY_PROPERTY = _REPOSITORY
+PR_PROPERTY = _PR
+pr_argument_error = _value_error
+
 _PR_GET = ArgumentContract("github_pr_get", PR_GET_SCHEMA, _value_error)
 _LIST = ArgumentContract("github_pr_list_comments", LIST_COMMENTS_SCHEMA, _value_error)
 _GET_COMMENT = ArgumentContract("github_pr_get_comment", GET_COMMENT_SCHEMA, _value_error)

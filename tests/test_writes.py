@@ -1,0 +1,338 @@
+"""The safe write tool (chapter 05): contracts, results, keys, read-back and its limits.
+
+The fault matrix is in ``test_write_fault_matrix.py``; here: argument errors, the four
+result words, repeated calls with the same key, key misuse, running out of attempts or of
+backoff time, permissions, the status tool, the pipeline, and the documented limit of
+read-back reconciliation (a commit that lands after the client gave up).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from tutorial_lib.contracts import ENVELOPE_SCHEMA
+from tutorial_lib.faults import FaultPlan
+from tutorial_lib.github_client import GitHubClient
+from tutorial_lib.github_fixtures import build_store
+from tutorial_lib.github_service import ServiceHandle, serve
+from tutorial_lib.pipeline import call_tool
+from tutorial_lib.retry import RetryPolicy
+from tutorial_lib.toolspec import Registry
+from tutorial_lib.writes import (
+    CREATE_COMMENT_SCHEMA,
+    WriteContext,
+    find_marked,
+    github_pr_comment_status,
+    github_pr_create_comment,
+    marker,
+    with_marker,
+    write_status,
+    write_tool_specs,
+)
+
+ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
+REPO, PR = "example/shop", 128
+KEY = "review-128-summary-1"
+ARGS = {
+    "repository": REPO,
+    "pr": PR,
+    "body": "Summary: two confirmed issues.",
+    "idempotency_key": KEY,
+}
+
+
+@contextmanager
+def service(
+    plan: str = "",
+    *,
+    keys: bool = False,
+    reconcile: bool = True,
+    token: str | None = None,
+    **kw: Any,
+) -> Iterator[tuple[ServiceHandle, WriteContext, list[float]]]:
+    store = build_store()
+    faults = FaultPlan.parse(plan)
+    with (
+        serve(
+            store, faults=faults, idempotency="optional" if keys else "off", token=token
+        ) as handle,
+        GitHubClient(
+            handle.base_url,
+            token=kw.pop("client_token", token),
+            timeout_s=0.25,
+            transport=handle.transport(),
+        ) as client,
+    ):
+        waits: list[float] = []
+        context = WriteContext(
+            client, server_keys=keys, reconcile=reconcile, sleep=waits.append, **kw
+        )
+        yield handle, context, waits
+
+
+def stored(handle: ServiceHandle, key: str = KEY) -> list[dict[str, Any]]:
+    comments = [{"id": c.id, "body": c.body} for c in handle.store.issue_comments(REPO, PR)]
+    return find_marked(comments, key)
+
+
+def test_marker_is_an_invisible_last_line() -> None:
+    body = with_marker("Looks good.\n\n", KEY)
+    assert body == f"Looks good.\n\n{marker(KEY)}"
+    assert marker(KEY).startswith("<!--") and marker(KEY).endswith("-->")
+    assert find_marked([{"body": body}, {"body": "Looks good."}], KEY) == [{"body": body}]
+    assert find_marked([{"body": body}], KEY + "x") == []
+
+
+def test_posts_once_and_says_posted() -> None:
+    with service() as (handle, context, waits):
+        result = github_pr_create_comment(context, ARGS)
+        ENVELOPE.validate(result)
+        assert write_status(result) == "posted"
+        data = result["data"]
+        assert data["evidence"] == "created" and data["attempts"] == 1
+        assert [c["id"] for c in stored(handle)] == [data["comment_id"]]
+        assert waits == []
+
+
+@pytest.mark.parametrize("keys", [False, True])
+def test_calling_again_with_the_same_key_never_posts_twice(keys: bool) -> None:
+    with service(keys=keys) as (handle, context, _):
+        first = github_pr_create_comment(context, ARGS)
+        again = github_pr_create_comment(context, ARGS)
+        assert write_status(first) == "posted"
+        assert write_status(again) == "already_posted"
+        assert again["data"]["evidence"] == ("replayed" if keys else "found_by_marker")
+        assert again["data"]["comment_id"] == first["data"]["comment_id"]
+        assert len(stored(handle)) == 1
+
+
+def test_a_new_key_is_a_new_comment() -> None:
+    with service() as (handle, context, _):
+        github_pr_create_comment(context, ARGS)
+        other = github_pr_create_comment(
+            context, ARGS | {"idempotency_key": "review-128-summary-2"}
+        )
+        assert write_status(other) == "posted"
+        assert len(stored(handle)) == 1 and len(stored(handle, "review-128-summary-2")) == 1
+
+
+@pytest.mark.parametrize("keys", [False, True])
+def test_a_key_reused_for_another_body_is_refused(keys: bool) -> None:
+    with service(keys=keys) as (handle, context, _):
+        github_pr_create_comment(context, ARGS)
+        result = github_pr_create_comment(context, ARGS | {"body": "A different conclusion."})
+        assert write_status(result) == "not_posted"
+        error = result["error"]
+        assert error["code"] == "invalid_value" and error["field"] == "idempotency_key"
+        assert error["operation_state"] == "not_applied"
+        assert len(stored(handle)) == 1
+
+
+def test_blind_mode_reports_unknown_with_the_exact_status_check() -> None:
+    with service("commit_then_timeout:0.5", reconcile=False) as (handle, context, _):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "unknown"
+        error = result["error"]
+        assert error["code"] == "outcome_unknown"
+        assert (error["operation_state"], error["retry"]) == ("unknown", "after_status_check")
+        check = error["next_tool"]
+        assert check == {
+            "name": "github_pr_comment_status",
+            "arguments": {"repository": REPO, "pr": PR, "idempotency_key": KEY},
+        }
+        status = github_pr_comment_status(context, check["arguments"])
+        assert status["data"]["state"] == "posted"
+        assert status["data"]["comment_id"] == stored(handle)[0]["id"]
+
+
+def test_read_back_finds_a_lost_write_instead_of_resending() -> None:
+    with service("commit_then_reset") as (handle, context, waits):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "already_posted"
+        assert result["data"]["evidence"] == "found_by_marker"
+        assert [e.step for e in context.events] == [
+            "pre_check",
+            "post",
+            "failure",
+            "read_back",
+            "result",
+        ]
+        assert waits == [] and len(stored(handle)) == 1
+
+
+def test_read_back_that_finds_nothing_allows_one_more_post() -> None:
+    with service("unavailable:1") as (handle, context, waits):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "posted" and result["data"]["attempts"] == 2
+        assert [e.step for e in context.events] == [
+            "pre_check",
+            "post",
+            "failure",
+            "read_back",
+            "wait",
+            "post",
+            "result",
+        ]
+        assert waits[0] >= 1.0  # Retry-After: 1 is an instruction, never cut short
+        assert len(stored(handle)) == 1
+
+
+def test_refused_four_times_is_not_posted() -> None:
+    with service("refuse, refuse, refuse, refuse") as (handle, context, waits):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "not_posted"
+        error = result["error"]
+        assert error["code"] == "temporary_unavailable"
+        assert (error["operation_state"], error["retry"]) == ("not_applied", "with_backoff")
+        assert error["message"].startswith("not posted (4 attempt(s))")
+        assert len(waits) == 3 and stored(handle) == []
+
+
+def test_a_retry_after_beyond_the_cap_stops_instead_of_coming_back_early() -> None:
+    with service("rate_limited:30") as (handle, context, waits):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "not_posted"
+        assert waits == [] and stored(handle) == []
+
+
+def test_an_unknown_outcome_is_never_downgraded_to_not_posted() -> None:
+    # Keys mode: a reset (stored) then three refusals use up the attempts; the first one
+    # may have landed, so the answer must be "unknown", not "not posted".
+    with service("commit_then_reset, refuse, refuse, refuse", keys=True, reconcile=False) as (
+        handle,
+        context,
+        _,
+    ):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "unknown"
+        assert len(stored(handle)) == 1
+
+
+def test_no_permission_is_not_posted_and_asks_for_authorization() -> None:
+    with service(token="right", client_token="wrong", reconcile=False) as (handle, context, waits):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "not_posted"
+        assert result["error"]["code"] == "permission_denied"
+        assert result["error"]["retry"] == "after_authorization"
+        assert waits == [] and stored(handle) == []
+
+
+def test_a_failed_pre_check_does_not_risk_a_duplicate() -> None:
+    with service(token="right", client_token="wrong") as (handle, context, _):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "not_posted"
+        assert [e.step for e in context.events] == ["pre_check", "result"]
+
+
+def test_server_keys_survive_a_request_still_in_flight() -> None:
+    # slow_commit holds the key while it waits; the resend gets 409 (not applied), waits
+    # for real and then gets the replay: one comment, whatever the timing.
+    policy = RetryPolicy(base_s=0.4, cap_s=1.0, max_attempts=5, total_backoff_cap_s=4.0)
+    with service("slow_commit:0.6", keys=True, reconcile=False, policy=policy) as (
+        handle,
+        context,
+        _,
+    ):
+        context.sleep = time.sleep
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) in ("already_posted", "unknown")
+        deadline = time.monotonic() + 3
+        while not stored(handle) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(stored(handle)) == 1
+
+
+def test_read_back_cannot_see_a_write_that_lands_later() -> None:
+    # The documented limit: without server keys, a request that commits after the client
+    # gave up is invisible to the read-back; the resend then posts, and so does the slow one.
+    with service("slow_commit:0.6") as (handle, context, _):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "posted"
+        deadline = time.monotonic() + 3
+        while len(stored(handle)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(stored(handle)) == 2
+
+
+def test_write_status_refuses_what_is_not_a_write_result() -> None:
+    with pytest.raises(ValueError):
+        write_status({"ok": True, "data": {"status": "done"}})
+    with pytest.raises(ValueError):
+        write_status({"ok": False, "error": {"operation_state": "applied"}})
+
+
+BAD_ARGUMENTS = [
+    ({k: v for k, v in ARGS.items() if k != "idempotency_key"}, "missing_field", "idempotency_key"),
+    (ARGS | {"idempotency_key": "short"}, "invalid_value", "idempotency_key"),
+    (ARGS | {"idempotency_key": "has space inside"}, "invalid_value", "idempotency_key"),
+    (ARGS | {"body": ""}, "invalid_value", "body"),
+    (ARGS | {"body": "x" * 60_001}, "invalid_value", "body"),
+    (ARGS | {"pr": "128"}, "invalid_type", "pr"),
+    (ARGS | {"pr": 0}, "invalid_range", "pr"),
+    (ARGS | {"repository": "shop"}, "invalid_value", "repository"),
+    (ARGS | {"force": True}, "unknown_field", "force"),
+]
+
+
+@pytest.mark.parametrize(("args", "code", "field"), BAD_ARGUMENTS)
+def test_bad_arguments_are_not_posted_and_name_the_field(
+    args: dict[str, Any], code: str, field: str
+) -> None:
+    with service() as (handle, context, _):
+        result = github_pr_create_comment(context, args)
+        ENVELOPE.validate(result)
+        assert write_status(result) == "not_posted"
+        assert (result["error"]["code"], result["error"].get("field")) == (code, field)
+        assert handle.requests == []  # refused before any request
+
+
+def test_the_tools_travel_the_pipeline_with_honest_annotations() -> None:
+    with service() as (handle, context, _):
+        specs = write_tool_specs(context)
+        registry = Registry(specs)
+        create, status = (
+            registry.get(name) for name in ("github_pr_create_comment", "github_pr_comment_status")
+        )
+        assert create.annotations.read_only is False and create.annotations.idempotent is True
+        assert status.annotations.read_only is True
+        assert create.input_schema is CREATE_COMMENT_SCHEMA
+        result = call_tool(registry, "github_pr_create_comment", ARGS, root=None)
+        ENVELOPE.validate(result)
+        assert write_status(result) == "posted"
+        check = call_tool(
+            registry,
+            "github_pr_comment_status",
+            {"repository": REPO, "pr": PR, "idempotency_key": KEY},
+            root=None,
+        )
+        assert check["data"]["state"] == "posted"
+
+
+text = st.text(max_size=10)
+values = st.none() | st.booleans() | st.integers() | st.floats() | text
+arguments = values | st.dictionaries(
+    st.sampled_from(["repository", "pr", "body", "idempotency_key", "extra"]), values, max_size=5
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(args=arguments)
+def test_arbitrary_arguments_give_a_valid_envelope_and_never_post_twice(args: Any) -> None:
+    with service() as (handle, context, _):
+        for tool in (github_pr_create_comment, github_pr_comment_status):
+            result = tool(context, args)
+            ENVELOPE.validate(result)
+            json.dumps(result, allow_nan=False)
+        posts = [r for r in handle.requests if r.method == "POST"]
+        assert len(posts) <= 1
