@@ -49,6 +49,15 @@ KINDS = ("refuse", "unavailable", "rate_limited", "commit_then_timeout", "commit
 #: From the client's side these may have been processed: the outcome is unknown.
 UNKNOWABLE = {"unavailable", "commit_then_timeout", "commit_then_reset"}
 STORING = {"commit_then_timeout", "commit_then_reset"}
+#: How a POST that met this fault fails, as the client sees it.
+EXPECTED_FAILURE: dict[str | None, str | None] = {
+    None: None,
+    "refuse": "not_applied",
+    "rate_limited": "not_applied",
+    "unavailable": "unknown",
+    "commit_then_timeout": "unknown",
+    "commit_then_reset": "unknown",
+}
 SEQUENCES = [seq for n in range(4) for seq in itertools.product(KINDS, repeat=n)]
 SEEDS = range(200)
 MODES = {
@@ -57,8 +66,8 @@ MODES = {
     "both": {"server_keys": True, "reconcile": True},
     "blind": {"server_keys": False, "reconcile": False},
 }
-CLIENT_TIMEOUT_S = 0.25
-SERVER_DELAY_S = 0.5
+CLIENT_TIMEOUT_S = 0.5
+SERVER_DELAY_S = 1.0
 REPO, PR = "example/shop", 128
 
 
@@ -75,6 +84,23 @@ class Run:
     consumed: list[str | None]  # the plan steps the POSTs got
     gets: int  # read requests the server answered
     status_check: dict[str, Any]
+    read_back_failed: bool
+
+    @property
+    def spurious(self) -> bool:
+        """A failure no scripted fault explains: a request that met no fault failed, a
+        faulted one failed differently than its fault makes it, or a read-back failed (the
+        machine was overloaded, e.g. a browser test starting on the same two cores)."""
+        faults = iter(self.consumed)
+        failures = iter(self.failures)
+        for step, following in zip(self.steps, [*self.steps[1:], "end"], strict=True):
+            if step != "post":
+                continue
+            fault = next(faults)
+            got = next(failures) if following == "failure" else None
+            if got != EXPECTED_FAILURE[fault]:
+                return True
+        return self.read_back_failed
 
 
 def run_once(mode: str, seed: int, sequence: tuple[str, ...]) -> Run:
@@ -101,9 +127,10 @@ def run_once(mode: str, seed: int, sequence: tuple[str, ...]) -> Run:
         envelope = github_pr_create_comment(context, args)
         comments = [{"id": c.id, "body": c.body} for c in store.issue_comments(REPO, PR)]
         gets = sum(1 for r in handle.requests if r.method == "GET")
-        check = github_pr_comment_status(
-            WriteContext(client), {"repository": REPO, "pr": PR, "idempotency_key": key}
-        )
+        with GitHubClient(handle.base_url, timeout_s=10) as patient:  # the test's own check
+            check = github_pr_comment_status(
+                WriteContext(patient), {"repository": REPO, "pr": PR, "idempotency_key": key}
+            )
     return Run(
         mode,
         seed,
@@ -116,12 +143,13 @@ def run_once(mode: str, seed: int, sequence: tuple[str, ...]) -> Run:
         [hit.fault for hit in plan.history],
         gets,
         check,
+        any("read-back failed" in e.detail for e in context.events),
     )
 
 
 def all_runs(mode: str) -> Iterator[Run]:
     cases = [(seed, SEQUENCES[seed % len(SEQUENCES)]) for seed in SEEDS]
-    with ThreadPoolExecutor(max_workers=12) as pool:
+    with ThreadPoolExecutor(max_workers=16) as pool:
         yield from pool.map(lambda case: run_once(mode, *case), cases)
 
 
@@ -129,34 +157,57 @@ def all_runs(mode: str) -> Iterator[Run]:
 def test_fault_matrix(mode: str) -> None:
     covered: set[tuple[str, ...]] = set()
     outcomes: dict[str, int] = {}
+    reruns = 0
     for run in all_runs(mode):
         covered.add(run.sequence)
-        status = check_run(run)
+        check_truth(run)  # holds whatever the machine's load
+        while run.spurious and reruns < 20:  # an overloaded machine, not a scripted fault:
+            reruns += 1  # run the case again, alone, for the exact expectations
+            run = run_once(mode, run.seed, run.sequence)
+            check_truth(run)
+        assert not run.spurious, f"{run.mode} seed={run.seed}: too many unexplained timeouts"
+        status = check_exact(run)
         outcomes[status] = outcomes.get(status, 0) + 1
     assert covered == set(SEQUENCES), "every sequence of up to three faults ran"
-    print(mode, outcomes)
+    print(mode, outcomes, f"re-run after an unexplained timeout: {reruns}")
 
 
-def check_run(run: Run) -> str:
-    where = f"mode={run.mode} seed={run.seed} faults={run.sequence}: {json.dumps(run.envelope)}"
-    ENVELOPE.validate(run.envelope)
+def where(run: Run) -> str:
+    return f"mode={run.mode} seed={run.seed} faults={run.sequence}: {json.dumps(run.envelope)}"
+
+
+def check_exact(run: Run) -> str:
+    """What a run without unexplained failures must answer, exactly; and the status check
+    and the request counts agree with the server (no request is still in flight)."""
     status = write_status(run.envelope)
     hit = [kind for kind in run.consumed if kind is not None]
-
-    # Never twice, never a false claim.
-    assert len(run.stored) <= 1, f"duplicate comments: {where}"
-    if status in ("posted", "already_posted"):
-        assert run.stored == [run.envelope["data"]["comment_id"]], where
-    if status == "not_posted":
-        assert run.stored == [], where
-
     # Unknown exactly when the state cannot be known: blind mode after an unknowable fault.
     if run.mode == "blind":
         expected_unknown = bool(set(hit) & UNKNOWABLE)
-        assert (status == "unknown") == expected_unknown, where
+        assert (status == "unknown") == expected_unknown, where(run)
     else:
-        assert status in ("posted", "already_posted"), where
-        assert (status == "already_posted") == bool(set(hit) & STORING), where
+        assert status in ("posted", "already_posted"), where(run)
+        assert (status == "already_posted") == bool(set(hit) & STORING), where(run)
+    # The status check tells the truth afterwards, in every mode.
+    expected_state = "posted" if run.stored else "absent"
+    assert run.status_check["data"]["state"] == expected_state, where(run)
+    # The tool's account matches the server's: every POST consumed a plan step (refused
+    # ones included), every read-back reached the server.
+    assert run.steps.count("post") == len(run.consumed), where(run)
+    assert run.steps.count("read_back") + run.steps.count("pre_check") == run.gets, where(run)
+    return status
+
+
+def check_truth(run: Run) -> None:
+    """What every run must satisfy, even on an overloaded machine: never twice, never a
+    false claim, an unknown that names its status check, bounded waits and requests."""
+    ENVELOPE.validate(run.envelope)
+    status = write_status(run.envelope)
+    assert len(run.stored) <= 1, f"duplicate comments: {where(run)}"
+    if status in ("posted", "already_posted"):
+        assert run.stored == [run.envelope["data"]["comment_id"]], where(run)
+    if status == "not_posted":
+        assert run.stored == [], where(run)
     if status == "unknown":
         error = run.envelope["error"]
         assert error["operation_state"] == "unknown" and error["retry"] == "after_status_check"
@@ -164,21 +215,12 @@ def check_run(run: Run) -> str:
         assert error["next_tool"] == {
             "name": "github_pr_comment_status",
             "arguments": {"repository": REPO, "pr": PR, "idempotency_key": key},
-        }, where
-    # The status check tells the truth afterwards, in every mode.
-    expected_state = "posted" if run.stored else "absent"
-    assert run.status_check["data"]["state"] == expected_state, where
-
+        }, where(run)
     # Backoff bounds.
     policy = WRITE_POLICY
-    assert len(run.waits) <= policy.max_attempts - 1, where
-    assert all(0 <= w <= policy.cap_s for w in run.waits), where
-    assert sum(run.waits) <= policy.total_backoff_cap_s + 1e-9, where
-
-    # The tool's account matches the server's: every POST consumed a plan step (refused
-    # ones included), every read-back reached the server.
-    assert run.steps.count("post") == len(run.consumed), where
-    assert run.steps.count("read_back") + run.steps.count("pre_check") == run.gets, where
+    assert len(run.waits) <= policy.max_attempts - 1, where(run)
+    assert all(0 <= w <= policy.cap_s for w in run.waits), where(run)
+    assert sum(run.waits) <= policy.total_backoff_cap_s + 1e-9, where(run)
 
     # Settling an unknown outcome takes at most two more requests: counted from each
     # unknown failure to the next failure (or the end), over requests that met no fault.
@@ -190,8 +232,7 @@ def check_run(run: Run) -> str:
         if step in ("failure", "end"):
             if segment is not None:
                 extra = [s for s, f in segment if s in ("post", "read_back") and f is None]
-                assert len(extra) <= 2, f"{len(extra)} requests to settle: {where}"
+                assert len(extra) <= 2, f"{len(extra)} requests to settle: {where(run)}"
             segment = [] if step == "failure" and next(kinds) == "unknown" else None
         elif segment is not None:
             segment.append((step, fault))
-    return status

@@ -21,7 +21,10 @@ kind                        what the client sees                 the comment was
 ``unavailable``             503 with ``Retry-After``, before     no (but a 5xx on a write
                             anything is stored                   does not say so)
 ``rate_limited``            429 with ``Retry-After``             no
-``commit_then_timeout``     stored, then the answer is held      yes
+``commit_then_timeout``     stored, then the answer is held      yes (if the request was
+                                                                 valid: an invalid one is
+                                                                 refused, and that answer
+                                                                 is held or cut instead)
                             ``delay_s`` (longer than the
                             client's timeout): a real timeout
 ``commit_then_reset``       stored, then the TCP connection is   yes
@@ -33,9 +36,10 @@ kind                        what the client sees                 the comment was
 A refused connection happens before any server reads a byte, so the emulator cannot refuse
 one request and serve the next on the same port. :meth:`FaultPlan.transport` (also
 ``handle.transport()``) gives an ``httpx`` transport that, for a ``refuse`` step, dials a
-local port that is bound but not listening: the kernel answers with a real RST and httpx
-raises a real ``httpx.ConnectError``. Without that transport a ``refuse`` step cannot be
-honoured, and the server answers 500 with a message that says so.
+local port that is bound but not listening: the kernel answers with a real RST, and the
+transport raises ``httpx.ConnectError`` as httpx does for a refused connection. Without
+that transport a ``refuse`` step cannot be honoured, and the server answers 500 with a
+message that says so.
 
 :attr:`FaultPlan.history` records every matching request: its ordinal, method, path and the
 step it got.
@@ -100,12 +104,14 @@ class Fault:
             raise ValueError(f"retry_after_s must be whole seconds, got {self.retry_after_s!r}")
         if self.retry_after_s < 0:
             raise ValueError(f"retry_after_s must be >= 0, got {self.retry_after_s}")
+        if isinstance(self.delay_s, bool) or not isinstance(self.delay_s, (int, float)):
+            raise ValueError(f"delay_s must be a number of seconds, got {self.delay_s!r}")
         if not 0 <= self.delay_s <= 60:
             raise ValueError(f"delay_s must be between 0 and 60 seconds, got {self.delay_s!r}")
 
     @property
     def stores(self) -> bool:
-        """Whether the server stores the write despite the failure the client sees."""
+        """Whether the server stores a valid write despite the failure the client sees."""
         return self.kind in STORING_KINDS
 
 
@@ -122,7 +128,14 @@ class Hit:
     fault: FaultKind | None
 
 
-_STEP = re.compile(r"(?P<kind>[a-z_]+)(?::(?P<value>[0-9.]+))?")
+_STEP = re.compile(r"(?P<kind>[a-z_]+)(?::(?P<value>[0-9]+(?:\.[0-9]+)?))?")
+#: The kinds that take a number in a plan's text, and what it sets.
+_NUMBER_OF = {
+    "unavailable": "retry_after_s",
+    "rate_limited": "retry_after_s",
+    "commit_then_timeout": "delay_s",
+    "slow_commit": "delay_s",
+}
 
 
 class FaultPlan:
@@ -162,12 +175,19 @@ class FaultPlan:
             if match is None:
                 raise ValueError(f"cannot read fault step {part!r}: write e.g. 'unavailable:2'")
             kind, value = match["kind"], match["value"]
-            if kind == "ok" and value is None:
+            if kind != "ok" and kind not in FAULT_KINDS:
+                known = ", ".join(("ok", *FAULT_KINDS))
+                raise ValueError(f"unknown fault kind {kind!r}; known: {known}")
+            if value is not None and kind not in _NUMBER_OF:
+                raise ValueError(f"fault step {part!r}: {kind!r} takes no number")
+            if kind == "ok":
                 steps.append(None)
             elif value is None:
                 steps.append(Fault(kind))  # type: ignore[arg-type]
-            elif kind in ("unavailable", "rate_limited"):
-                steps.append(Fault(kind, retry_after_s=int(float(value))))  # type: ignore[arg-type]
+            elif _NUMBER_OF[kind] == "retry_after_s":
+                if "." in value:
+                    raise ValueError(f"fault step {part!r}: Retry-After is whole seconds")
+                steps.append(Fault(kind, retry_after_s=int(value)))  # type: ignore[arg-type]
             else:
                 steps.append(Fault(kind, delay_s=float(value)))  # type: ignore[arg-type]
         return cls(steps, **kwargs)
@@ -192,8 +212,10 @@ class FaultPlan:
         if not self.matches(method, path):
             return None
         with self._lock:
-            step = self._steps[self._next] if self._next < len(self._steps) else None
-            self._next += 1
+            step = None
+            if self._next < len(self._steps):
+                step = self._steps[self._next]
+                self._next += 1
             self.history.append(
                 Hit(len(self.history) + 1, method.upper(), path, step.kind if step else None)
             )
@@ -231,12 +253,16 @@ def _as_step(step: Fault | str | None) -> FaultStep:
 
 class RefusingTransport(httpx.BaseTransport):
     """Sends requests through ``httpx.HTTPTransport``, except that a request whose plan step
-    is ``refuse`` is dialled to a bound, non-listening local port: a real refused connection.
+    is ``refuse`` is dialled to a bound, non-listening local port: a real refused connection,
+    raised as ``httpx.ConnectError`` exactly as httpx reports one.
+
+    For the emulator only: it speaks plain HTTP on loopback, so an ``https`` URL is refused
+    (no certificates are loaded, which also keeps creating a transport cheap).
     """
 
     def __init__(self, plan: FaultPlan, inner: httpx.BaseTransport | None = None) -> None:
         self.plan = plan
-        self.inner = inner or httpx.HTTPTransport()
+        self.inner = inner or httpx.HTTPTransport(verify=False)
         # Bound but never listening: the kernel refuses every connection to it, and keeping
         # it bound stops anyone else from taking the port meanwhile.
         self._closed_port = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -245,11 +271,14 @@ class RefusingTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         """Refuse or forward one request."""
+        if request.url.scheme != "http":
+            raise ValueError("RefusingTransport is for the plain-HTTP loopback emulator only")
         if self.plan.take_refusal(request.method, request.url.path):
-            dead = request.url.copy_with(host="127.0.0.1", port=self.refused_port)
-            refused = httpx.Request(request.method, dead, headers=request.headers)
-            with httpx.HTTPTransport() as once:  # a fresh pool: never reuse a live connection
-                return once.handle_request(refused)  # raises httpx.ConnectError
+            try:
+                socket.create_connection(("127.0.0.1", self.refused_port), timeout=5).close()
+            except OSError as exc:  # ECONNREFUSED, from the kernel
+                raise httpx.ConnectError(str(exc), request=request) from exc
+            raise AssertionError("a bound, non-listening port accepted a connection")
         return self.inner.handle_request(request)
 
     def close(self) -> None:

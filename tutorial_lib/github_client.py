@@ -66,6 +66,7 @@ DEFAULT_TIMEOUT_S = 10.0
 MAX_PER_PAGE = 100
 _OWNER = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}")
 _NAME = re.compile(r"(?!\.\.?$)[A-Za-z0-9_.-]{1,100}")
+_SENDABLE_KEY = re.compile(r"[\x21-\x7e]{1,255}")
 
 #: The GraphQL query behind :meth:`GitHubClient.review_threads`, exactly as sent. Threads are
 #: paged 100 at a time (``after``); each thread's first 100 comments are read (a thread
@@ -244,6 +245,13 @@ class GitHubClient:
           already used for another payload), ``permission_denied``, ``not_found``.
         """
         path = f"{_repo_path(repo)}/issues/{int(number)}/comments"
+        if idempotency_key is not None and not _SENDABLE_KEY.fullmatch(idempotency_key):
+            raise ContractError(  # caught here: httpx would fail before sending anything
+                "invalid_value",
+                "an idempotency key must be 1 to 255 visible ASCII characters",
+                field="idempotency_key",
+                received=idempotency_key,
+            )
         headers = {"Idempotency-Key": idempotency_key} if idempotency_key is not None else {}
         response = self._send("POST", path, json={"body": body}, headers=headers, write=True)
         try:
@@ -418,6 +426,13 @@ def _status_error(response: httpx.Response, write: bool) -> ContractError:
             "an earlier request with the same idempotency key is still being processed:"
             " wait, then resend with the SAME key",
             log=log,
+        )
+    if write and status == 400 and "Idempotency-Key" in str(github_message):
+        return ContractError(
+            "invalid_value",
+            f"GitHub refused the idempotency key: {github_message}",
+            log=log,
+            field="idempotency_key",
         )
     if write and status == 422 and "Idempotency-Key" in str(github_message):
         return ContractError(

@@ -55,6 +55,7 @@ import json
 import re
 import socket
 import struct
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -649,7 +650,7 @@ class _Server(ThreadingHTTPServer):
         self.rate_limit = rate_limit
         self.faults = faults
         self.idempotency = idempotency
-        self.keys = keys or IdempotencyKeys()
+        self.keys = keys if keys is not None else IdempotencyKeys()  # an empty table is falsy
         self.served: list[ServedRequest] = []
         self.base_url = f"http://127.0.0.1:{self.server_address[1]}"
         self.shapes = _Shapes(self.base_url)
@@ -668,6 +669,12 @@ class _Server(ThreadingHTTPServer):
         with self.counter_lock:
             self.open_sockets.discard(request)
         super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Quiet about clients that hung up (timeouts, resets): that is their right."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
     def close_open_connections(self) -> None:
         with self.counter_lock:
@@ -700,6 +707,9 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "GitHubEmulator/1.0"
     timeout = 30
+    # Headers and body go out in two writes; with Nagle's algorithm the second waits for
+    # the client's delayed ACK (tens of ms per response on loopback).
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         """Quiet: nothing on stderr (notebooks)."""
@@ -1075,7 +1085,7 @@ def serve(
     keys = IdempotencyKeys(idempotency_window_s)
     server = _Server(store, token, rate_limit, faults, idempotency, keys)
     thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
     )
     thread.start()
     try:
