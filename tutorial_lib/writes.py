@@ -291,18 +291,15 @@ class _Write:
         context = self.context
         if context.reconcile and not context.server_keys:
             found = self._read_back("pre_check")
-            if isinstance(found, dict) and _text(found) != self.body.strip():
-                mismatch = ContractError(
-                    "invalid_value",
-                    "this idempotency key was already used for a different comment",
-                    field="idempotency_key",
-                    received=self.key,
-                )
-                return self._not_posted(mismatch, "make a new key for a new comment")
             if isinstance(found, dict):
                 return self._done("already_posted", found, "found_by_marker")
-            if isinstance(found, ContractError):  # cannot check: do not risk a duplicate
-                return self._not_posted(found, "the check for an earlier post failed")
+            if isinstance(found, ContractError):  # key reused, or cannot check: do not risk it
+                why = (
+                    "make a new key for a new comment"
+                    if found.code == "invalid_value"
+                    else ("the check for an earlier post failed")
+                )
+                return self._not_posted(found, why)
         while True:
             self.attempt += 1
             self._event("post", f"POST with key {self.key}")
@@ -334,6 +331,8 @@ class _Write:
             found = self._read_back("read_back")
             if isinstance(found, dict):
                 return self._done("already_posted", found, "found_by_marker")
+            if isinstance(found, ContractError) and found.code == "invalid_value":
+                return self._not_posted(found, "make a new key for a new comment")
             if isinstance(found, ContractError):
                 return self._unknown("the read-back after the failure failed too")
             self.unsettled = False  # verified absent: the lost request did not land
@@ -363,7 +362,13 @@ class _Write:
         )
 
     def _read_back(self, step: str) -> dict[str, Any] | ContractError | None:
-        """The comment carrying this key's marker, None if absent, or the read's error."""
+        """Read the PR's comments back and look for this key's marker.
+
+        The comment with the marker AND this body (the content is checked too, not just
+        the key); None if no comment has the marker; a ContractError if the read failed, or
+        (``invalid_value``) if the marker is there on a different text: the key was used
+        for another comment.
+        """
         try:
             comments = self.context.client.list_issue_comments(self.repository, self.pr)
         except ContractError as exc:
@@ -371,7 +376,17 @@ class _Write:
             return exc
         found = find_marked(comments, self.key)
         self._event(step, f"{len(found)} comment(s) with the marker among {len(comments)}")
-        return found[0] if found else None
+        same = [c for c in found if _text(c) == self.body.strip()]
+        if same:
+            return same[0]
+        if found:
+            return ContractError(
+                "invalid_value",
+                "this idempotency key was already used for a different comment",
+                field="idempotency_key",
+                received=self.key,
+            )
+        return None
 
     # -- results -------------------------------------------------------------------------
 

@@ -1,0 +1,153 @@
+"""Measure the safe write against a naive retry over the chapter 05 fault matrix.
+
+Every sequence of up to three faults (refuse, unavailable, rate_limited, commit_then_timeout,
+commit_then_reset: 156 sequences with the empty one) across N seeds (seed ``s`` runs
+sequence ``s % 156``), against the real emulator over HTTP, for five ways of writing:
+
+- ``naive``: resend on any error, up to 4 POSTs, no key, no read-back (the baseline);
+- ``github``, ``keys``, ``both``, ``blind``: ``github_pr_create_comment`` with read-back
+  only, server keys only, both, neither.
+
+Per way: the results (posted / already_posted / not_posted / unknown), runs that left a
+duplicate, false claims (posted with nothing stored, not_posted with something stored),
+requests per run (mean, max), the most requests spent settling one unknown outcome (fault-free
+requests between it and the next failure or the end), and the longest total backoff.
+
+    python benchmarks/write_fault_matrix.py            # 200 seeds, ~1 minute
+    python benchmarks/write_fault_matrix.py --seeds 400
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from tutorial_lib.contracts import ContractError
+from tutorial_lib.faults import Fault, FaultPlan
+from tutorial_lib.github_client import GitHubClient
+from tutorial_lib.github_fixtures import build_store
+from tutorial_lib.github_service import serve
+from tutorial_lib.writes import WRITE_POLICY, WriteContext, github_pr_create_comment, write_status
+
+KINDS = ("refuse", "unavailable", "rate_limited", "commit_then_timeout", "commit_then_reset")
+SEQUENCES = [seq for n in range(4) for seq in itertools.product(KINDS, repeat=n)]
+WAYS = {
+    "naive": None,
+    "github": {"server_keys": False, "reconcile": True},
+    "keys": {"server_keys": True, "reconcile": False},
+    "both": {"server_keys": True, "reconcile": True},
+    "blind": {"server_keys": False, "reconcile": False},
+}
+REPO, PR = "example/shop", 128
+CLIENT_TIMEOUT_S, SERVER_DELAY_S = 0.5, 1.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    stored: int
+    requests: int
+    settle_max: int
+    waited_s: float
+
+
+def run(way: str, seed: int, sequence: tuple[str, ...]) -> Outcome:
+    store = build_store()
+    plan = FaultPlan([Fault(k, retry_after_s=1, delay_s=SERVER_DELAY_S) for k in sequence])  # type: ignore[arg-type]
+    key = f"bench-{way}-{seed:04d}"
+    body = f"Summary for seed {seed}."
+    options = WAYS[way]
+    idempotency = "optional" if options and options["server_keys"] else "off"
+    with (
+        serve(store, faults=plan, idempotency=idempotency) as handle,
+        GitHubClient(
+            handle.base_url, timeout_s=CLIENT_TIMEOUT_S, transport=handle.transport()
+        ) as client,
+    ):
+        if options is None:
+            status = "not_posted"
+            for _ in range(WRITE_POLICY.max_attempts):
+                try:
+                    client.post_issue_comment(REPO, PR, body)
+                    status = "posted"
+                    break
+                except ContractError:
+                    continue
+            steps: list[str] = []
+            waited = 0.0
+            failures: list[str] = []
+        else:
+            waits: list[float] = []
+            context = WriteContext(client, sleep=waits.append, seed=seed, **options)
+            status = write_status(
+                github_pr_create_comment(
+                    context, {"repository": REPO, "pr": PR, "body": body, "idempotency_key": key}
+                )
+            )
+            steps = [e.step for e in context.events]
+            failures = [e.detail for e in context.events if e.step == "failure"]
+            waited = sum(waits)
+        stored = sum(1 for c in store.issue_comments(REPO, PR) if c.body.startswith(body))
+        requests = len(plan.history) + sum(1 for r in handle.requests if r.method == "GET")
+    return Outcome(status, stored, requests, settle_max(steps, failures, plan), waited)
+
+
+def settle_max(steps: list[str], failures: list[str], plan: FaultPlan) -> int:
+    faults = iter(hit.fault for hit in plan.history)
+    kinds = iter("(unknown)" in detail for detail in failures)
+    most, segment = 0, None
+    for step in [*steps, "end"]:
+        if step in ("failure", "end"):
+            if segment is not None:
+                most = max(most, segment)
+            segment = 0 if step == "failure" and next(kinds) else None
+        elif step == "post":
+            fault = next(faults)
+            if segment is not None and fault is None:
+                segment += 1
+        elif step == "read_back" and segment is not None:
+            segment += 1
+    return most
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, default=200)
+    args = parser.parse_args()
+    cases = [(seed, SEQUENCES[seed % len(SEQUENCES)]) for seed in range(args.seeds)]
+    print(f"{len(cases)} runs per way, {len(set(s for _, s in cases))} fault sequences\n")
+    print(
+        "| way | posted | already_posted | not_posted | unknown | duplicates |"
+        " false claims | requests mean / max | settle max | backoff max (s) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for way in WAYS:
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=16) as pool:
+            outcomes = list(pool.map(lambda case, w=way: run(w, *case), cases))
+        counts = Counter(o.status for o in outcomes)
+        duplicates = sum(1 for o in outcomes if o.stored > 1)
+        false = sum(
+            1
+            for o in outcomes
+            if (o.status in ("posted", "already_posted") and o.stored == 0)
+            or (o.status == "not_posted" and o.stored > 0)
+        )
+        requests = [o.requests for o in outcomes]
+        print(
+            f"| {way} | {counts['posted']} | {counts['already_posted']} | {counts['not_posted']}"
+            f" | {counts['unknown']} | {duplicates} | {false}"
+            f" | {sum(requests) / len(requests):.2f} / {max(requests)}"
+            f" | {max(o.settle_max for o in outcomes)} | {max(o.waited_s for o in outcomes):.2f} |"
+        )
+        print(f"  ({way}: {time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    print(f"\npolicy: {WRITE_POLICY}")
+
+
+if __name__ == "__main__":
+    main()
