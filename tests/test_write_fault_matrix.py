@@ -39,8 +39,8 @@ from tutorial_lib.writes import (
     WRITE_POLICY,
     WriteContext,
     find_marked,
-    github_pr_comment_status,
     github_pr_create_comment,
+    github_pr_get_comment_status,
     write_status,
 )
 
@@ -128,7 +128,7 @@ def run_once(mode: str, seed: int, sequence: tuple[str, ...]) -> Run:
         comments = [{"id": c.id, "body": c.body} for c in store.issue_comments(REPO, PR)]
         gets = sum(1 for r in handle.requests if r.method == "GET")
         with GitHubClient(handle.base_url, timeout_s=10) as patient:  # the test's own check
-            check = github_pr_comment_status(
+            check = github_pr_get_comment_status(
                 WriteContext(patient), {"repository": REPO, "pr": PR, "idempotency_key": key}
             )
     return Run(
@@ -213,7 +213,7 @@ def check_truth(run: Run) -> None:
         assert error["operation_state"] == "unknown" and error["retry"] == "after_status_check"
         key = f"matrix-{run.mode}-{run.seed:04d}"
         assert error["next_tool"] == {
-            "name": "github_pr_comment_status",
+            "name": "github_pr_get_comment_status",
             "arguments": {"repository": REPO, "pr": PR, "idempotency_key": key},
         }, where(run)
     # Backoff bounds.

@@ -31,8 +31,8 @@ from tutorial_lib.writes import (
     CREATE_COMMENT_SCHEMA,
     WriteContext,
     find_marked,
-    github_pr_comment_status,
     github_pr_create_comment,
+    github_pr_get_comment_status,
     marker,
     with_marker,
     write_status,
@@ -146,10 +146,10 @@ def test_blind_mode_reports_unknown_with_the_exact_status_check() -> None:
         assert (error["operation_state"], error["retry"]) == ("unknown", "after_status_check")
         check = error["next_tool"]
         assert check == {
-            "name": "github_pr_comment_status",
+            "name": "github_pr_get_comment_status",
             "arguments": {"repository": REPO, "pr": PR, "idempotency_key": KEY},
         }
-        status = github_pr_comment_status(context, check["arguments"])
+        status = github_pr_get_comment_status(context, check["arguments"])
         assert status["data"]["state"] == "posted"
         assert status["data"]["comment_id"] == stored(handle)[0]["id"]
 
@@ -300,7 +300,8 @@ def test_the_tools_travel_the_pipeline_with_honest_annotations() -> None:
         specs = write_tool_specs(context)
         registry = Registry(specs)
         create, status = (
-            registry.get(name) for name in ("github_pr_create_comment", "github_pr_comment_status")
+            registry.get(name)
+            for name in ("github_pr_create_comment", "github_pr_get_comment_status")
         )
         assert create.annotations.read_only is False and create.annotations.idempotent is True
         assert status.annotations.read_only is True
@@ -310,7 +311,7 @@ def test_the_tools_travel_the_pipeline_with_honest_annotations() -> None:
         assert write_status(result) == "posted"
         check = call_tool(
             registry,
-            "github_pr_comment_status",
+            "github_pr_get_comment_status",
             {"repository": REPO, "pr": PR, "idempotency_key": KEY},
             root=None,
         )
@@ -330,9 +331,23 @@ arguments = values | st.dictionaries(
 @given(args=arguments)
 def test_arbitrary_arguments_give_a_valid_envelope_and_never_post_twice(args: Any) -> None:
     with service() as (handle, context, _):
-        for tool in (github_pr_create_comment, github_pr_comment_status):
+        for tool in (github_pr_create_comment, github_pr_get_comment_status):
             result = tool(context, args)
             ENVELOPE.validate(result)
             json.dumps(result, allow_nan=False)
         posts = [r for r in handle.requests if r.method == "POST"]
         assert len(posts) <= 1
+
+
+def test_the_write_tools_pass_the_linter_and_export_to_every_api() -> None:
+    from tests.test_exports import check_anthropic, check_mcp, check_openai
+    from tutorial_lib.exports import to_anthropic, to_mcp, to_openai
+    from tutorial_lib.lint import lint
+
+    with GitHubClient("http://127.0.0.1:9") as client:  # never contacted
+        specs = write_tool_specs(WriteContext(client))
+    assert lint(specs) == []
+    for spec in specs:
+        check_anthropic(to_anthropic(spec))
+        check_openai(to_openai(spec))
+        assert check_mcp(to_mcp(spec)).annotations.read_only_hint is spec.annotations.read_only

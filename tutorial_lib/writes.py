@@ -39,7 +39,7 @@ landed. Without server keys and with reconciliation on, the tool also checks the
 - ``not_posted``: failure with ``operation_state: "not_applied"`` and the reason's code;
 - ``unknown``: failure ``outcome_unknown`` with ``operation_state: "unknown"``,
   ``retry: "after_status_check"`` and ``next_tool``: the exact
-  ``github_pr_comment_status`` call that settles it.
+  ``github_pr_get_comment_status`` call that settles it.
 
 **A limit to know.** A read-back proves absence only if the lost request can no longer land.
 A server that commits *after* the client gave up (the ``slow_commit`` fault) defeats it: the
@@ -84,7 +84,7 @@ __all__ = [
     "WriteContext",
     "WriteEvent",
     "find_marked",
-    "github_pr_comment_status",
+    "github_pr_get_comment_status",
     "github_pr_create_comment",
     "marker",
     "with_marker",
@@ -223,19 +223,19 @@ def _value_error(name: str, value: Any, error: jsonschema.ValidationError) -> Co
 
 
 _CREATE = ArgumentContract("github_pr_create_comment", CREATE_COMMENT_SCHEMA, _value_error)
-_STATUS = ArgumentContract("github_pr_comment_status", COMMENT_STATUS_SCHEMA, _value_error)
+_STATUS = ArgumentContract("github_pr_get_comment_status", COMMENT_STATUS_SCHEMA, _value_error)
 
 
 # --------------------------------------------------------------------------- the tools
 
 
-def github_pr_comment_status(context: WriteContext, args: Any) -> dict[str, Any]:
+def github_pr_get_comment_status(context: WriteContext, args: Any) -> dict[str, Any]:
     """Whether the comment of ``idempotency_key`` exists on the PR (read-only).
 
     ``data.state`` is ``"posted"`` (with ``comment_id`` and ``url``) or ``"absent"``.
     "absent" is proof only when no request with this key can still land.
     """
-    tool = "github_pr_comment_status"
+    tool = "github_pr_get_comment_status"
     try:
         error = _STATUS.validate(args)
         if error is not None:
@@ -426,8 +426,8 @@ class _Write:
             f"result unknown after {self.attempt} attempt(s): the comment may or may not"
             " exist, and this tool stopped resending",
             retry="after_status_check",
-            next_tool={"name": "github_pr_comment_status", "arguments": check},
-            suggestion="call github_pr_comment_status with the SAME idempotency_key before"
+            next_tool={"name": "github_pr_get_comment_status", "arguments": check},
+            suggestion="call github_pr_get_comment_status with the SAME idempotency_key before"
             " anything else; post again only with that same key, never with a new one",
         )
         return failure(self.tool, error, "unknown")
@@ -468,7 +468,7 @@ CREATE_COMMENT_DESCRIPTION = (
     " same comment. Results: ok with data.status 'posted' (created now) or 'already_posted'"
     " (it existed: replayed or found); or an error whose operation_state says what is true:"
     " 'not_applied' (nothing was posted; the code says why) or 'unknown' (it may exist:"
-    " call next_tool, github_pr_comment_status, before anything else; never post again"
+    " call next_tool, github_pr_get_comment_status, before anything else; never post again"
     " with a new key).\n"
     'Example: {"repository": "example/shop", "pr": 128, "body": "Summary: ...",'
     ' "idempotency_key": "review-128-summary-1"}'
@@ -476,7 +476,7 @@ CREATE_COMMENT_DESCRIPTION = (
 
 
 def write_tool_specs(context: WriteContext) -> list[ToolSpec]:
-    """``github_pr_create_comment`` and ``github_pr_comment_status`` bound to ``context``."""
+    """``github_pr_create_comment`` and ``github_pr_get_comment_status`` bound to ``context``."""
 
     def bind(function: Callable[[WriteContext, Any], dict[str, Any]]) -> Any:
         def handler(root: Any, args: Any) -> dict[str, Any]:
@@ -494,7 +494,7 @@ def write_tool_specs(context: WriteContext) -> list[ToolSpec]:
             handler=bind(github_pr_create_comment),
         ),
         ToolSpec(
-            name="github_pr_comment_status",
+            name="github_pr_get_comment_status",
             title="Check whether a keyed comment exists on a pull request",
             description="Check whether the comment written with idempotency_key exists on"
             " the pull request: data.state 'posted' (with comment_id) or 'absent'. Read-only."
@@ -505,6 +505,6 @@ def write_tool_specs(context: WriteContext) -> list[ToolSpec]:
             annotations=Annotations(
                 read_only=True, destructive=False, idempotent=True, open_world=True
             ),
-            handler=bind(github_pr_comment_status),
+            handler=bind(github_pr_get_comment_status),
         ),
     ]
