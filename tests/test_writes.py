@@ -351,3 +351,14 @@ def test_the_write_tools_pass_the_linter_and_export_to_every_api() -> None:
         check_anthropic(to_anthropic(spec))
         check_openai(to_openai(spec))
         assert check_mcp(to_mcp(spec)).annotations.read_only_hint is spec.annotations.read_only
+
+
+def test_the_exercise_tables_are_the_librarys_own_answers() -> None:
+    from tutorial_lib.checks import run_cases
+    from tutorial_lib.write_cases import RECONCILE_CASES, WRITE_DECISION_CASES, library_decision
+    from tutorial_lib.writes import reconcile
+
+    decisions = run_cases(library_decision, WRITE_DECISION_CASES)
+    assert decisions.all_passed, "\n".join(decisions.lines())
+    checks = run_cases(reconcile, RECONCILE_CASES)
+    assert checks.all_passed, "\n".join(checks.lines())

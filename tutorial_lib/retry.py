@@ -58,8 +58,11 @@ Two lessons the table encodes:
   ``total_backoff_cap_s``.
 
 After a verified-absent read-back without a key, resending is the reconciliation step of real
-GitHub (which has no idempotency keys); the read-back must happen after the failed request can
-no longer land (its connection is closed), which is the case once the client has timed out.
+GitHub (which has no idempotency keys). It is only as good as the read-back: "absent" proves
+something only if the lost request can no longer land. A client that timed out does not know
+that; a slow server may still commit later (the ``slow_commit`` fault of
+:mod:`tutorial_lib.faults`), and then the resend makes a duplicate. Only server-side keys
+close that hole (a resend while the first request runs gets 409).
 """
 
 from __future__ import annotations

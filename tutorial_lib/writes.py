@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -87,6 +87,7 @@ __all__ = [
     "github_pr_get_comment_status",
     "github_pr_create_comment",
     "marker",
+    "reconcile",
     "with_marker",
     "write_status",
     "write_tool_specs",
@@ -115,10 +116,32 @@ def with_marker(body: str, key: str) -> str:
     return f"{body.rstrip()}\n\n{marker(key)}"
 
 
-def find_marked(comments: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
-    """The comments whose body ends with the marker of ``key``."""
+def find_marked(comments: Sequence[Mapping[str, Any]], key: str) -> list[Mapping[str, Any]]:
+    """The comments whose body ends with the marker of ``key`` (quoting it elsewhere, or the
+    marker of a longer key that starts the same, does not count)."""
     tag = marker(key)
-    return [c for c in comments if str(c.get("body") or "").rstrip().endswith(tag)]
+    return [c for c in comments if _text(c).endswith(tag)]
+
+
+def reconcile(comments: Sequence[Mapping[str, Any]], key: str, body: str) -> dict[str, Any]:
+    """The read-back check: is the comment of ``key`` with this ``body`` among ``comments``?
+
+    - ``{"state": "found", "comment_id": id}``: a comment ends with the key's marker and its
+      text is ``body`` (the smallest such id, if an earlier bug left several);
+    - ``{"state": "key_reused", "comment_id": id}``: the marker is there, but on another
+      text: the key was used for a different comment (never post with it);
+    - ``{"state": "absent"}``: no comment carries the marker.
+
+    Texts are compared without surrounding whitespace.
+    """
+    tag = marker(key)
+    marked = sorted(find_marked(comments, key), key=lambda c: c["id"])
+    same = [c for c in marked if _text(c)[: -len(tag)].strip() == body.strip()]
+    if same:
+        return {"state": "found", "comment_id": same[0]["id"]}
+    if marked:
+        return {"state": "key_reused", "comment_id": marked[0]["id"]}
+    return {"state": "absent"}
 
 
 @dataclass(frozen=True)
@@ -276,7 +299,8 @@ class _Write:
         self.repository: str = args["repository"]
         self.pr: int = args["pr"]
         self.key: str = args["idempotency_key"]
-        self.body = with_marker(args["body"], self.key)
+        self.text: str = args["body"]
+        self.body = with_marker(self.text, self.key)
         digest = hashlib.sha256(self.key.encode()).digest()
         self.seed = context.seed if context.seed is not None else int.from_bytes(digest[:8])
         self.attempt = 0
@@ -374,12 +398,12 @@ class _Write:
         except ContractError as exc:
             self._event(step, f"read-back failed: {exc.code}")
             return exc
-        found = find_marked(comments, self.key)
-        self._event(step, f"{len(found)} comment(s) with the marker among {len(comments)}")
-        same = [c for c in found if _text(c) == self.body.strip()]
-        if same:
-            return same[0]
-        if found:
+        check = reconcile(comments, self.key, self.text)
+        found = len(find_marked(comments, self.key))
+        self._event(step, f"{found} comment(s) with the marker among {len(comments)}")
+        if check["state"] == "found":
+            return next(c for c in comments if c["id"] == check["comment_id"])
+        if check["state"] == "key_reused":
             return ContractError(
                 "invalid_value",
                 "this idempotency key was already used for a different comment",
@@ -469,7 +493,8 @@ CREATE_COMMENT_DESCRIPTION = (
     " (it existed: replayed or found); or an error whose operation_state says what is true:"
     " 'not_applied' (nothing was posted; the code says why) or 'unknown' (it may exist:"
     " call next_tool, github_pr_get_comment_status, before anything else; never post again"
-    " with a new key).\n"
+    " with a new key). The posted text ends with an invisible marker line"
+    " (<!-- tutorial-lib:idempotency-key=... -->) that lets a later check find it.\n"
     'Example: {"repository": "example/shop", "pr": 128, "body": "Summary: ...",'
     ' "idempotency_key": "review-128-summary-1"}'
 )
