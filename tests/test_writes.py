@@ -57,10 +57,11 @@ def service(
     keys: bool = False,
     reconcile: bool = True,
     token: str | None = None,
+    read_faults: bool = False,
     **kw: Any,
 ) -> Iterator[tuple[ServiceHandle, WriteContext, list[float]]]:
     store = build_store()
-    faults = FaultPlan.parse(plan)
+    faults = FaultPlan.parse(plan, method="GET") if read_faults else FaultPlan.parse(plan)
     with (
         serve(
             store, faults=faults, idempotency="optional" if keys else "off", token=token
@@ -362,3 +363,46 @@ def test_the_exercise_tables_are_the_librarys_own_answers() -> None:
     assert decisions.all_passed, "\n".join(decisions.lines())
     checks = run_cases(reconcile, RECONCILE_CASES)
     assert checks.all_passed, "\n".join(checks.lines())
+
+
+def test_a_failed_read_back_is_simply_read_again() -> None:
+    with service("unavailable:1, rate_limited:1", read_faults=True) as (handle, context, waits):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "posted"
+        assert [e.step for e in context.events] == [
+            "pre_check",
+            "wait",
+            "pre_check",
+            "wait",
+            "pre_check",
+            "post",
+            "result",
+        ]
+        assert waits[0] >= 1.0 and waits[1] >= 1.0  # each Retry-After honoured
+        assert len(stored(handle)) == 1
+
+
+def test_a_read_back_that_keeps_failing_stops_within_bounds() -> None:
+    with service("unavailable:0, unavailable:0, unavailable:0, ok", read_faults=True) as (
+        handle,
+        context,
+        waits,
+    ):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "not_posted"  # nothing was sent: the check failed
+        assert result["error"]["code"] == "temporary_unavailable"
+        assert len(waits) == 2 and stored(handle) == []
+        assert [r.method for r in handle.requests] == ["GET", "GET", "GET"]
+
+
+def test_read_back_waits_count_against_the_writes_total_budget() -> None:
+    policy = RetryPolicy(base_s=0.5, cap_s=4.0, max_attempts=4, total_backoff_cap_s=3.0)
+    with service("unavailable:2, unavailable:2", read_faults=True, policy=policy) as (
+        handle,
+        context,
+        waits,
+    ):
+        result = github_pr_create_comment(context, ARGS)
+        assert write_status(result) == "not_posted"
+        assert waits == [2.0] and sum(waits) <= policy.total_backoff_cap_s
+        assert stored(handle) == []

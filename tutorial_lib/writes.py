@@ -46,8 +46,11 @@ A server that commits *after* the client gave up (the ``slow_commit`` fault) def
 read-back finds nothing, the resend posts, and then the slow request lands too. Only
 server-side keys close that hole (the resend gets 409 while the first is in flight).
 
-Backoff waits are slept through ``WriteContext.sleep`` (tests and notebooks pass a recorder)
-and every step is appended to ``WriteContext.events``.
+Reads and writes retry differently: a failed read-back is simply read again (it changes
+nothing), within :data:`READ_BACK_POLICY`; a POST is resent only as the table above allows.
+All waits of one call, read-back retries included, stay within the write policy's
+``total_backoff_cap_s``. They are slept through ``WriteContext.sleep`` (tests and notebooks
+pass a recorder), and every step is appended to ``WriteContext.events``.
 """
 
 from __future__ import annotations
@@ -80,6 +83,7 @@ __all__ = [
     "GITHUB_WRITE",
     "KEY_PATTERN",
     "MAX_BODY_CHARS",
+    "READ_BACK_POLICY",
     "WRITE_POLICY",
     "WriteContext",
     "WriteEvent",
@@ -99,6 +103,10 @@ KEY_PATTERN = r"^[A-Za-z0-9_-]{8,128}$"
 MAX_BODY_CHARS = 60_000
 #: Writes retry less than reads: 4 attempts in all, waits capped at 4 s and 10 s in total.
 WRITE_POLICY = RetryPolicy(base_s=0.5, cap_s=4.0, max_attempts=4, total_backoff_cap_s=10.0)
+
+#: Read-backs are reads: retried on temporary failures, 3 reads at most, within the write's
+#: total backoff budget.
+READ_BACK_POLICY = RetryPolicy(base_s=0.25, cap_s=2.0, max_attempts=3, total_backoff_cap_s=4.0)
 
 #: Creates something (not read-only), never destroys, idempotent with the same key.
 GITHUB_WRITE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
@@ -305,7 +313,8 @@ class _Write:
         self.seed = context.seed if context.seed is not None else int.from_bytes(digest[:8])
         self.attempt = 0
         self.retry_after: list[float | None] = []
-        self.waited = 0
+        self.waited = 0  # backoff waits taken between POSTs
+        self.slept = 0.0  # every wait of this call, read-back retries included
         # True while an earlier attempt may have landed and nothing has proved otherwise.
         self.unsettled = False
 
@@ -363,11 +372,10 @@ class _Write:
             decision = self._decide(exc, state, verified_absent=True)
         if decision.action == "retry":
             waits = backoff_schedule(context.policy, self.seed, retry_after_s=self.retry_after)
-            if self.waited < len(waits):
+            if self.waited < len(waits) and waits[self.waited] <= self._budget_left():
                 wait = waits[self.waited]
                 self.waited += 1
-                self._event("wait", decision.reason, wait)
-                context.sleep(wait)
+                self._sleep(wait, decision.reason)
                 return None
             decision = Decision("stop", "no backoff time left within the policy's bounds")
         if decision.action == "stop_unknown" or self.unsettled:
@@ -393,11 +401,9 @@ class _Write:
         (``invalid_value``) if the marker is there on a different text: the key was used
         for another comment.
         """
-        try:
-            comments = self.context.client.list_issue_comments(self.repository, self.pr)
-        except ContractError as exc:
-            self._event(step, f"read-back failed: {exc.code}")
-            return exc
+        comments = self._read_comments(step)
+        if isinstance(comments, ContractError):
+            return comments
         check = reconcile(comments, self.key, self.text)
         found = len(find_marked(comments, self.key))
         self._event(step, f"{found} comment(s) with the marker among {len(comments)}")
@@ -411,6 +417,41 @@ class _Write:
                 received=self.key,
             )
         return None
+
+    def _read_comments(self, step: str) -> list[dict[str, Any]] | ContractError:
+        """The PR's comments; a read changes nothing, so a failed one is retried within
+        :data:`READ_BACK_POLICY` and the call's remaining backoff budget."""
+        retry_after: list[float | None] = []
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return self.context.client.list_issue_comments(self.repository, self.pr)
+            except ContractError as exc:
+                self._event(step, f"read-back failed: {exc.code}")
+                retry_after.append(_retry_after_seconds(exc))
+                decision = decide_after_failure(
+                    exc.to_dict(),
+                    is_write=False,
+                    attempt=attempt,
+                    policy=READ_BACK_POLICY,
+                    same_idempotency_key=False,
+                    verified_absent=None,
+                )
+                if decision.action != "retry":
+                    return exc
+                waits = backoff_schedule(READ_BACK_POLICY, self.seed, retry_after_s=retry_after)
+                if attempt > len(waits) or waits[attempt - 1] > self._budget_left():
+                    return exc
+                self._sleep(waits[attempt - 1], decision.reason)
+
+    def _sleep(self, seconds: float, reason: str) -> None:
+        self._event("wait", reason, seconds)
+        self.context.sleep(seconds)
+        self.slept += seconds
+
+    def _budget_left(self) -> float:
+        return self.context.policy.total_backoff_cap_s - self.slept
 
     # -- results -------------------------------------------------------------------------
 
