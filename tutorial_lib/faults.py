@@ -212,27 +212,29 @@ class FaultPlan:
         if not self.matches(method, path):
             return None
         with self._lock:
-            step = None
-            if self._next < len(self._steps):
-                step = self._steps[self._next]
-                self._next += 1
-            self.history.append(
-                Hit(len(self.history) + 1, method.upper(), path, step.kind if step else None)
-            )
-            return step
+            return self._consume(method, path)
 
     def take_refusal(self, method: str, path: str) -> bool:
         """Consume the next step if it is ``refuse`` (client side); else leave it."""
         if not self.matches(method, path):
             return False
         with self._lock:
-            if self._next < len(self._steps):
-                step = self._steps[self._next]
-                if step is not None and step.kind == "refuse":
-                    self._next += 1
-                    self.history.append(Hit(len(self.history) + 1, method.upper(), path, "refuse"))
-                    return True
-            return False
+            step = self._peek()
+            if step is None or step.kind != "refuse":
+                return False
+            self._consume(method, path)
+            return True
+
+    def _peek(self) -> FaultStep:
+        return self._steps[self._next] if self._next < len(self._steps) else None
+
+    def _consume(self, method: str, path: str) -> FaultStep:
+        """Take the next step (``None`` once exhausted) and record the hit; lock held."""
+        step = self._peek()
+        self._next = min(self._next + 1, len(self._steps))
+        kind = step.kind if step is not None else None
+        self.history.append(Hit(len(self.history) + 1, method.upper(), path, kind))
+        return step
 
     def transport(self) -> RefusingTransport:
         """An httpx transport that honours this plan's ``refuse`` steps (see module doc)."""

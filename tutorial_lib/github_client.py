@@ -427,21 +427,14 @@ def _status_error(response: httpx.Response, write: bool) -> ContractError:
             " wait, then resend with the SAME key",
             log=log,
         )
-    if write and status == 400 and "Idempotency-Key" in str(github_message):
-        return ContractError(
-            "invalid_value",
-            f"GitHub refused the idempotency key: {github_message}",
-            log=log,
-            field="idempotency_key",
-        )
-    if write and status == 422 and "Idempotency-Key" in str(github_message):
-        return ContractError(
-            "invalid_value",
+    if write and status in (400, 422) and "Idempotency-Key" in str(github_message):
+        message = (
             "this idempotency key was already used for a different comment: a key names"
-            " one business request; make a new key for a new comment",
-            log=log,
-            field="idempotency_key",
+            " one business request; make a new key for a new comment"
+            if status == 422  # the same key, another payload
+            else f"GitHub refused the idempotency key: {github_message}"
         )
+        return ContractError("invalid_value", message, log=log, field="idempotency_key")
     if status in (400, 422):
         return ContractError(
             "invalid_value", f"GitHub refused the request as invalid ({status})", log=log

@@ -640,9 +640,9 @@ class _Server(ThreadingHTTPServer):
         store: GitHubStore,
         token: str | None,
         rate_limit: int | None,
-        faults: FaultPlan | None = None,
-        idempotency: IdempotencyMode = "off",
-        keys: IdempotencyKeys | None = None,
+        faults: FaultPlan | None,
+        idempotency: IdempotencyMode,
+        keys: IdempotencyKeys,
     ) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.store = store
@@ -650,7 +650,7 @@ class _Server(ThreadingHTTPServer):
         self.rate_limit = rate_limit
         self.faults = faults
         self.idempotency = idempotency
-        self.keys = keys if keys is not None else IdempotencyKeys()  # an empty table is falsy
+        self.keys = keys
         self.served: list[ServedRequest] = []
         self.base_url = f"http://127.0.0.1:{self.server_address[1]}"
         self.shapes = _Shapes(self.base_url)
@@ -724,6 +724,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self, method: str) -> None:
         split = urlsplit(self.path)
+        self.url_path = split.path
         self.query = parse_qs(split.query)
         self.resource = "graphql" if split.path == "/graphql" else "core"
         length = int(self.headers.get("Content-Length") or 0)
@@ -811,12 +812,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, body: bytes, content_type: str, headers: dict[str, str]) -> None:
         fault = self.fault.kind if self.fault is not None else None
-        split_path = urlsplit(self.path).path
         if fault == "commit_then_reset":
-            self._record(split_path, None, fault)
+            self._record(self.url_path, None, fault)
             self._reset_connection()
             return
-        self._record(split_path, status, fault)
+        self._record(self.url_path, status, fault)
         if fault == "commit_then_timeout":
             assert self.fault is not None
             time.sleep(self.fault.delay_s)  # the client gives up meanwhile

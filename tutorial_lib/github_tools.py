@@ -29,7 +29,7 @@ a context and ignore ``root``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,7 +39,7 @@ from tutorial_lib.contracts import ContractError, dumps, failure, success
 from tutorial_lib.github_client import GitHubClient, ThreadState
 from tutorial_lib.pagination import MAX_CURSOR_CHARS, CursorCodec, CursorQuery
 from tutorial_lib.schemas import ArgumentContract, out_of_range_error
-from tutorial_lib.toolspec import Annotations, ToolSpec
+from tutorial_lib.toolspec import Annotations, ToolSpec, bound_handler
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
@@ -687,12 +687,6 @@ LIST_COMMENTS_DESCRIPTION = (
 def github_tool_specs(context: GitHubToolContext) -> list[ToolSpec]:
     """The three tools as specs whose handlers use ``context`` (``root`` is ignored)."""
 
-    def bind(function: Callable[[GitHubToolContext, Any], dict[str, Any]]) -> Any:
-        def handler(root: Any, args: Any) -> dict[str, Any]:
-            return function(context, args)
-
-        return handler
-
     return [
         ToolSpec(
             name="github_pr_get",
@@ -702,7 +696,7 @@ def github_tool_specs(context: GitHubToolContext) -> list[ToolSpec]:
             ' comments. Example: {"repository": "example/shop", "pr": 128}',
             input_schema=PR_GET_SCHEMA,
             annotations=GITHUB_READ_ONLY,
-            handler=bind(github_pr_get),
+            handler=bound_handler(github_pr_get, context),
         ),
         ToolSpec(
             name="github_pr_list_comments",
@@ -711,7 +705,7 @@ def github_tool_specs(context: GitHubToolContext) -> list[ToolSpec]:
             input_schema=LIST_COMMENTS_SCHEMA,
             annotations=GITHUB_READ_ONLY,
             output_schema=LIST_COMMENTS_DATA_SCHEMA,
-            handler=bind(github_pr_list_comments),
+            handler=bound_handler(github_pr_list_comments, context),
         ),
         ToolSpec(
             name="github_pr_get_comment",
@@ -722,7 +716,7 @@ def github_tool_specs(context: GitHubToolContext) -> list[ToolSpec]:
             ' {"repository": "example/shop", "pr": 128, "comment_id": 1700000042}',
             input_schema=GET_COMMENT_SCHEMA,
             annotations=GITHUB_READ_ONLY,
-            handler=bind(github_pr_get_comment),
+            handler=bound_handler(github_pr_get_comment, context),
         ),
     ]
 

@@ -17,12 +17,25 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Annotations", "Registry", "ToolSpec", "NAME_PATTERN"]
+__all__ = ["Annotations", "Registry", "ToolSpec", "NAME_PATTERN", "bound_handler"]
 
 #: MCP's rule for tool names.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
 Handler = Callable[..., dict[str, Any]]
+
+
+def bound_handler(function: Callable[[Any, Any], dict[str, Any]], context: Any) -> Handler:
+    """A ``handler(root, args)`` that calls ``function(context, args)``.
+
+    For tools that talk to a service (a client, a cursor key...) instead of a workspace:
+    the pipeline passes ``root``, which they ignore.
+    """
+
+    def handler(root: Any, args: Any) -> dict[str, Any]:
+        return function(context, args)
+
+    return handler
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ from tutorial_lib.retry import (
     parse_retry_after,
 )
 from tutorial_lib.schemas import ArgumentContract
-from tutorial_lib.toolspec import Annotations, ToolSpec
+from tutorial_lib.toolspec import Annotations, ToolSpec, bound_handler
 
 __all__ = [
     "CREATE_COMMENT_SCHEMA",
@@ -544,12 +544,6 @@ CREATE_COMMENT_DESCRIPTION = (
 def write_tool_specs(context: WriteContext) -> list[ToolSpec]:
     """``github_pr_create_comment`` and ``github_pr_get_comment_status`` bound to ``context``."""
 
-    def bind(function: Callable[[WriteContext, Any], dict[str, Any]]) -> Any:
-        def handler(root: Any, args: Any) -> dict[str, Any]:
-            return function(context, args)
-
-        return handler
-
     return [
         ToolSpec(
             name="github_pr_create_comment",
@@ -557,7 +551,7 @@ def write_tool_specs(context: WriteContext) -> list[ToolSpec]:
             description=CREATE_COMMENT_DESCRIPTION,
             input_schema=CREATE_COMMENT_SCHEMA,
             annotations=GITHUB_WRITE,
-            handler=bind(github_pr_create_comment),
+            handler=bound_handler(github_pr_create_comment, context),
         ),
         ToolSpec(
             name="github_pr_get_comment_status",
@@ -571,6 +565,6 @@ def write_tool_specs(context: WriteContext) -> list[ToolSpec]:
             annotations=Annotations(
                 read_only=True, destructive=False, idempotent=True, open_world=True
             ),
-            handler=bind(github_pr_get_comment_status),
+            handler=bound_handler(github_pr_get_comment_status, context),
         ),
     ]
