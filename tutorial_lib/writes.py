@@ -287,13 +287,9 @@ def github_pr_get_comment_status(context: WriteContext, args: Any) -> dict[str, 
 
 def github_pr_create_comment(context: WriteContext, args: Any) -> dict[str, Any]:
     """Post a comment on a PR at most once per ``idempotency_key``; see the module doc."""
-    tool = "github_pr_create_comment"
-    try:
-        error = _CREATE.validate(args)
-        if error is not None:
-            raise error
-    except ContractError as exc:
-        return failure(tool, exc)
+    error = _CREATE.validate(args)
+    if error is not None:
+        return failure("github_pr_create_comment", error)
     return _Write(context, args).run()
 
 
