@@ -19,7 +19,7 @@ What it measures (see benchmarks/README.md, "PR comments: keyset vs offset"):
 (b) emulator throughput: sequential GET review-comments pages (per_page 100) on one
     keep-alive connection, requests per second.
 (c) characters a model reads to answer the PR 128 question on the fixture
-    (:func:`tutorial_lib.github_tools.context_budget`).
+    (:func:`tutorial_lib.github.reads.context_budget`).
 
 Targets: (a) last-10 median within 1.5x of the first-10 median for keyset; (c) summaries
 plus TARGETED details at most 25% of dump_everything: `unresolved_plus_details` (the concise
@@ -40,11 +40,11 @@ import time
 
 import httpx
 
-from tutorial_lib.github_client import GitHubClient
-from tutorial_lib.github_fixtures import build_store, make_large_pr
-from tutorial_lib.github_service import serve
-from tutorial_lib.github_tools import GitHubToolContext, context_budget, github_pr_list_comments
-from tutorial_lib.pagination import CursorCodec
+from tutorial_lib.emulator.fixtures import build_store, make_large_pr
+from tutorial_lib.emulator.service import serve
+from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.pagination import CursorCodec
+from tutorial_lib.github.reads import GitHubToolContext, context_budget, github_pr_list_comments
 
 REPO, PR, PAGE = "example/large", 1, 50
 

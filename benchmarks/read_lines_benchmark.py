@@ -110,7 +110,7 @@ def child(approach: str, path: str, start: int, repeat: int) -> None:
     process it was spawned from (the kernel carries the old address space's peak over
     exec), and a fat parent would hide the child's own growth.
     """
-    from tutorial_lib import read_lines  # both approaches import it: equal baselines
+    from tutorial_lib.workspace.read import read_lines  # both approaches import it: equal baselines
 
     baseline_kib = current_rss_kib()
     file = Path(path)

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tutorial_lib import SearchLimits, search_files
+from tutorial_lib.workspace.search import SearchLimits, search_files
 
 DEFAULT_QUERIES = ("JSONDecodeError", "raise ValueError(", "def __init__", "import")
 REGEX_QUERY = r"def [a-z_]+json\("

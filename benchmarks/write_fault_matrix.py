@@ -27,12 +27,17 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from tutorial_lib.contracts import ContractError
-from tutorial_lib.faults import Fault, FaultPlan
-from tutorial_lib.github_client import GitHubClient
-from tutorial_lib.github_fixtures import build_store
-from tutorial_lib.github_service import serve
-from tutorial_lib.writes import WRITE_POLICY, WriteContext, github_pr_create_comment, write_status
+from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.emulator.faults import Fault, FaultPlan
+from tutorial_lib.emulator.fixtures import build_store
+from tutorial_lib.emulator.service import serve
+from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.writes import (
+    WRITE_POLICY,
+    WriteContext,
+    github_pr_create_comment,
+    write_status,
+)
 
 KINDS = ("refuse", "unavailable", "rate_limited", "commit_then_timeout", "commit_then_reset")
 SEQUENCES = [seq for n in range(4) for seq in itertools.product(KINDS, repeat=n)]

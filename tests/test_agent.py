@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tutorial_lib.agent import (
+from tutorial_lib.agent.loop import (
     FinalAnswer,
     Mistake,
     ReadWholeFile,
@@ -28,11 +28,11 @@ from tutorial_lib.agent import (
     stop_on_first_page,
     zero_based_lines,
 )
-from tutorial_lib.contracts import ContractError, LogRecord, dumps, failure
-from tutorial_lib.files import READ_LINES_SPEC
-from tutorial_lib.pipeline import StepClock
-from tutorial_lib.tasks_example import TaskStore, task_set_status_spec, with_bare_errors
-from tutorial_lib.toolspec import Registry, ToolSpec
+from tutorial_lib.core.contracts import ContractError, LogRecord, dumps, failure
+from tutorial_lib.core.road import StepClock
+from tutorial_lib.core.tools import Registry, ToolSpec
+from tutorial_lib.examples.tasks import TaskStore, task_set_status_spec, with_bare_errors
+from tutorial_lib.workspace.read import READ_LINES_SPEC
 
 RICH = Registry([READ_LINES_SPEC])
 BARE = Registry([with_bare_errors(READ_LINES_SPEC)])
@@ -298,18 +298,18 @@ OPEN_HUMAN = "1700000031, 1700000032, 1700000034, 1700000035, 1700000036, 170000
 
 @pytest.fixture(scope="module")
 def github_registry():
-    from tutorial_lib.github_client import GitHubClient
-    from tutorial_lib.github_fixtures import build_store
-    from tutorial_lib.github_service import serve
-    from tutorial_lib.github_tools import GitHubToolContext, github_tool_specs
-    from tutorial_lib.pagination import CursorCodec
+    from tutorial_lib.emulator.fixtures import build_store
+    from tutorial_lib.emulator.service import serve
+    from tutorial_lib.github.client import GitHubClient
+    from tutorial_lib.github.pagination import CursorCodec
+    from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
 
     with serve(build_store()) as handle, GitHubClient(handle.base_url) as client:
         yield Registry(github_tool_specs(GitHubToolContext(client, CursorCodec(b"a" * 32))))
 
 
 def review(registry: Registry, mistakes: list[Mistake], **goal: Any) -> Transcript:
-    from tutorial_lib.agent import ReviewPullRequest
+    from tutorial_lib.agent.loop import ReviewPullRequest
 
     model = ScriptedModel(ReviewPullRequest("example/shop", 128, **goal), mistakes)
     return run_agent(model, registry, root=None)

@@ -21,17 +21,17 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from tools.notebooks import ROOT
-from tutorial_lib.contracts import CATALOGUE, ENVELOPE_SCHEMA
-from tutorial_lib.files import READ_LINES_SPEC, ReadLimits, read_lines
-from tutorial_lib.github_client import GitHubClient
-from tutorial_lib.github_fixtures import build_store
-from tutorial_lib.github_service import serve
-from tutorial_lib.github_tools import GitHubToolContext, github_tool_specs
-from tutorial_lib.pagination import CursorCodec
-from tutorial_lib.pipeline import call_tool
-from tutorial_lib.search import SEARCH_FILES_SPEC, search_files
-from tutorial_lib.tasks_example import TaskStore, task_set_status, task_set_status_spec
-from tutorial_lib.toolspec import Registry
+from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
+from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.tools import Registry
+from tutorial_lib.emulator.fixtures import build_store
+from tutorial_lib.emulator.service import serve
+from tutorial_lib.examples.tasks import TaskStore, task_set_status, task_set_status_spec
+from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.pagination import CursorCodec
+from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
+from tutorial_lib.workspace.read import READ_LINES_SPEC, ReadLimits, read_lines
+from tutorial_lib.workspace.search import SEARCH_FILES_SPEC, search_files
 
 ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
 

@@ -10,8 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib import NOT_IMPLEMENTED_VERDICT, Case, check, run_cases
-from tutorial_lib.checks import describe, first_difference
+from tutorial_lib.course.checks import (
+    NOT_IMPLEMENTED_VERDICT,
+    Case,
+    check,
+    describe,
+    first_difference,
+    run_cases,
+)
 
 CASES = (
     Case("two", (2,), 4, "double it"),

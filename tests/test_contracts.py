@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tutorial_lib import contracts, files
-from tutorial_lib.contracts import (
+from tutorial_lib.core import contracts
+from tutorial_lib.core.contracts import (
     CATALOGUE,
     DECISION_TABLE,
     ENVELOPE_SCHEMA,
@@ -28,9 +28,9 @@ from tutorial_lib.contracts import (
     failure,
     next_step,
 )
-from tutorial_lib.files import READ_LINES_SPEC, ReadLimits, read_lines
-from tutorial_lib.pipeline import StepClock, call_tool
-from tutorial_lib.tasks_example import (
+from tutorial_lib.core.road import StepClock, call_tool
+from tutorial_lib.core.tools import Registry
+from tutorial_lib.examples.tasks import (
     BARE_INVALID,
     TASK_STATUSES,
     TaskStore,
@@ -38,7 +38,8 @@ from tutorial_lib.tasks_example import (
     task_set_status_spec,
     with_bare_errors,
 )
-from tutorial_lib.toolspec import Registry
+from tutorial_lib.workspace import read as files
+from tutorial_lib.workspace.read import READ_LINES_SPEC, ReadLimits, read_lines
 
 ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
 

@@ -12,7 +12,7 @@ from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from tools import exercises, notebooks
-from tutorial_lib import NOT_IMPLEMENTED_VERDICT
+from tutorial_lib.course.checks import NOT_IMPLEMENTED_VERDICT
 
 SOLUTION_META = {"nbgrader": {"solution": True, "grade": False, "grade_id": "s", "locked": False}}
 GRADE_META = {"nbgrader": {"solution": False, "grade": True, "grade_id": "g", "locked": True}}

@@ -25,7 +25,9 @@ from openai.types.chat import ChatCompletionToolParam
 from openai.types.shared_params import FunctionDefinition
 from pydantic import TypeAdapter
 
-from tutorial_lib.exports import (
+from tutorial_lib.core.arguments import MAX_COUNT, MAX_PATH_CHARS, MAX_START, READ_LINES_SCHEMA
+from tutorial_lib.core.tools import NAME_PATTERN, Annotations, ToolSpec
+from tutorial_lib.design.exports import (
     ExportError,
     compare_exports,
     format_comparison,
@@ -36,10 +38,8 @@ from tutorial_lib.exports import (
     to_mcp,
     to_openai,
 )
-from tutorial_lib.files import READ_LINES_SPEC
-from tutorial_lib.lint import GOOD_TOOLSET
-from tutorial_lib.schemas import MAX_COUNT, MAX_PATH_CHARS, MAX_START, READ_LINES_SCHEMA
-from tutorial_lib.toolspec import NAME_PATTERN, Annotations, ToolSpec
+from tutorial_lib.design.lint import GOOD_TOOLSET
+from tutorial_lib.workspace.read import READ_LINES_SPEC
 
 ANTHROPIC_TOOL = TypeAdapter(ToolParam)
 ANTHROPIC_SCHEMA = TypeAdapter(InputSchemaTyped)

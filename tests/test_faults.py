@@ -18,19 +18,19 @@ from typing import Any
 import httpx
 import pytest
 
-from tutorial_lib import github_service
-from tutorial_lib.contracts import ContractError
-from tutorial_lib.faults import (
+from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.emulator import service as github_service
+from tutorial_lib.emulator.faults import (
     COMMENT_WRITE_PATH,
     FAULT_KINDS,
     Fault,
     FaultPlan,
     RefusingTransport,
 )
-from tutorial_lib.github_client import GitHubClient, PostedComment
-from tutorial_lib.github_fixtures import GitHubStore, build_store
-from tutorial_lib.github_service import ServedRequest, ServiceHandle, serve
-from tutorial_lib.idempotency import IdempotencyKeys
+from tutorial_lib.emulator.fixtures import GitHubStore, build_store
+from tutorial_lib.emulator.idempotency import IdempotencyKeys
+from tutorial_lib.emulator.service import ServedRequest, ServiceHandle, serve
+from tutorial_lib.github.client import GitHubClient, PostedComment
 
 REPO = "example/shop"
 PR = 128

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tutorial_lib.github_fixtures import (
+from tutorial_lib.emulator.fixtures import (
     CONFIRMED_ISSUE_COMMENT_IDS,
     INJECTED_COMMENT_ID,
     SESSION_RACE_COMMENT_ID,
@@ -20,7 +20,7 @@ from tutorial_lib.github_fixtures import (
     build_store,
     make_large_pr,
 )
-from tutorial_lib.github_service import REVIEW_THREADS_QUERY, ServiceHandle, serve
+from tutorial_lib.emulator.service import REVIEW_THREADS_QUERY, ServiceHandle, serve
 
 TOKEN = "test-token"
 REVIEW_FIELDS = {

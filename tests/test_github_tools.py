@@ -16,9 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.contracts import ENVELOPE_SCHEMA, dumps
-from tutorial_lib.github_client import GitHubClient
-from tutorial_lib.github_tools import (
+from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, dumps
+from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.tools import Registry
+from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.pagination import CursorCodec
+from tutorial_lib.github.reads import (
     LIST_COMMENTS_DATA_SCHEMA,
     GitHubToolContext,
     github_pr_get,
@@ -27,9 +30,6 @@ from tutorial_lib.github_tools import (
     github_tool_specs,
     summarize_comment,
 )
-from tutorial_lib.pagination import CursorCodec
-from tutorial_lib.pipeline import call_tool
-from tutorial_lib.toolspec import Registry
 
 ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
 DATA = Draft202012Validator(LIST_COMMENTS_DATA_SCHEMA)
@@ -336,8 +336,8 @@ def test_arbitrary_arguments_never_raise(args: Any) -> None:
 
 
 def test_against_the_emulator_over_http() -> None:
-    service = pytest.importorskip("tutorial_lib.github_service")
-    fixtures = pytest.importorskip("tutorial_lib.github_fixtures")
+    service = pytest.importorskip("tutorial_lib.emulator.service")
+    fixtures = pytest.importorskip("tutorial_lib.emulator.fixtures")
     store = fixtures.build_store()
     with service.serve(store) as handle, GitHubClient(handle.base_url) as client:
         context = GitHubToolContext(client, CursorCodec(b"e" * 32), upstream_per_page=30)
@@ -358,8 +358,8 @@ def test_against_the_emulator_over_http() -> None:
 
 
 def test_inserts_during_reading_against_the_emulator() -> None:
-    service = pytest.importorskip("tutorial_lib.github_service")
-    fixtures = pytest.importorskip("tutorial_lib.github_fixtures")
+    service = pytest.importorskip("tutorial_lib.emulator.service")
+    fixtures = pytest.importorskip("tutorial_lib.emulator.fixtures")
     store = fixtures.build_store()
     user = fixtures.User("late-reviewer", 99)
     with service.serve(store) as handle, GitHubClient(handle.base_url) as client:
@@ -424,8 +424,8 @@ def test_the_cache_keeps_a_bounded_number_of_prs() -> None:
 
 
 def test_graphql_requests_do_not_grow_with_depth_against_the_emulator() -> None:
-    service = pytest.importorskip("tutorial_lib.github_service")
-    fixtures = pytest.importorskip("tutorial_lib.github_fixtures")
+    service = pytest.importorskip("tutorial_lib.emulator.service")
+    fixtures = pytest.importorskip("tutorial_lib.emulator.fixtures")
     store = fixtures.make_large_pr(1500)
     threads = len(store.review_threads("example/large", 1))
     graphql: list[str] = []
@@ -446,8 +446,8 @@ def test_graphql_requests_do_not_grow_with_depth_against_the_emulator() -> None:
 
 
 def test_context_budget_figures() -> None:
-    fixtures = pytest.importorskip("tutorial_lib.github_fixtures")
-    from tutorial_lib.github_tools import context_budget
+    fixtures = pytest.importorskip("tutorial_lib.emulator.fixtures")
+    from tutorial_lib.github.reads import context_budget
 
     budget = context_budget(fixtures.build_store())
     assert budget == {

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.idempotency import (
+from tutorial_lib.emulator.idempotency import (
     DEFAULT_WINDOW_S,
     IdempotencyKeys,
     StoredResponse,

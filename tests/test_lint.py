@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tutorial_lib.files import READ_LINES_SPEC
-from tutorial_lib.lint import (
+from tutorial_lib.core.tools import Annotations, Registry, ToolSpec
+from tutorial_lib.design.lint import (
     BAD_TOOLSET,
     GOOD_TOOLSET,
     NEAR_DUPLICATE_THRESHOLD,
@@ -20,7 +20,7 @@ from tutorial_lib.lint import (
     lint,
     name_tokens,
 )
-from tutorial_lib.toolspec import Annotations, Registry, ToolSpec
+from tutorial_lib.workspace.read import READ_LINES_SPEC
 
 READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
 

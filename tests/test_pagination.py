@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.contracts import ContractError
-from tutorial_lib.pagination import CursorCodec, CursorQuery
+from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.github.pagination import CursorCodec, CursorQuery
 
 KEY = b"k" * 32
 QUERY = CursorQuery("example/shop", 128, "all", 10)

@@ -14,11 +14,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.contracts import CATALOGUE, ENVELOPE_SCHEMA, ContractError, LogRecord, success
-from tutorial_lib.files import READ_LINES_SPEC
-from tutorial_lib.pipeline import UNNAMED_TOOL, MalformedEnvelope, StepClock, call_tool
-from tutorial_lib.tasks_example import TaskStore, task_set_status_spec, with_bare_errors
-from tutorial_lib.toolspec import Registry, ToolSpec
+from tutorial_lib.core.contracts import (
+    CATALOGUE,
+    ENVELOPE_SCHEMA,
+    ContractError,
+    LogRecord,
+    success,
+)
+from tutorial_lib.core.road import UNNAMED_TOOL, MalformedEnvelope, StepClock, call_tool
+from tutorial_lib.core.tools import Registry, ToolSpec
+from tutorial_lib.examples.tasks import TaskStore, task_set_status_spec, with_bare_errors
+from tutorial_lib.workspace.read import READ_LINES_SPEC
 
 ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
 ARGS = {"path": "notes.txt", "start": 1, "count": 2}

@@ -7,14 +7,13 @@ from importlib import resources
 
 import pytest
 
-from tutorial_lib import Question, Quiz, load_quiz
-from tutorial_lib.quiz import QuizView, quiz_from_dict
+from tutorial_lib.course.quiz import Question, Quiz, QuizView, load_quiz, quiz_from_dict
 
 QUESTION = Question("2 + 2?", ("3", "4"), "B", "Two and two make four.")
 
 
 def bank_chapters() -> list[str]:
-    bank = resources.files("tutorial_lib.quiz_bank")
+    bank = resources.files("tutorial_lib.course.quiz_bank")
     return sorted(p.name[:2] for p in bank.iterdir() if p.name.endswith(".json"))
 
 
@@ -23,7 +22,9 @@ def test_every_quiz_in_the_bank_loads_and_is_well_formed(chapter):
     quiz = load_quiz(chapter)
     assert len(quiz) >= 3
     data = json.loads(
-        resources.files("tutorial_lib.quiz_bank").joinpath(f"{chapter}.json").read_text("utf-8")
+        resources.files("tutorial_lib.course.quiz_bank")
+        .joinpath(f"{chapter}.json")
+        .read_text("utf-8")
     )
     assert data["chapter"] == chapter
     for question in quiz.questions:

@@ -22,11 +22,11 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib import files
-from tutorial_lib.contracts import CATALOGUE, ENVELOPE_SCHEMA
-from tutorial_lib.files import ReadLimits, read_lines
-from tutorial_lib.schemas import MAX_COUNT, validate_manually, validate_with_schema
-from tutorial_lib.workspace import Method, openat2_available
+from tutorial_lib.core.arguments import MAX_COUNT, validate_manually, validate_with_schema
+from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
+from tutorial_lib.workspace import read as files
+from tutorial_lib.workspace.read import ReadLimits, read_lines
+from tutorial_lib.workspace.sandbox import Method, openat2_available
 
 SECRET = "SECRET-MARKER-c07e5a11-never-in-a-result"
 METHODS: tuple[Method, ...] = ("openat2", "walk") if openat2_available() else ("walk",)

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.contracts import CATALOGUE
-from tutorial_lib.retry import (
+from tutorial_lib.core.contracts import CATALOGUE
+from tutorial_lib.core.retry import (
     Decision,
     RetryPolicy,
     backoff_schedule,

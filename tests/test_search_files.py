@@ -29,18 +29,19 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib import search, search_files
-from tutorial_lib.contracts import CATALOGUE, ENVELOPE_SCHEMA
-from tutorial_lib.files import read_lines
-from tutorial_lib.search import (
+from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
+from tutorial_lib.workspace import search
+from tutorial_lib.workspace.read import read_lines
+from tutorial_lib.workspace.sandbox import Method, openat2_available
+from tutorial_lib.workspace.search import (
     MAX_RESULTS,
     SEARCH_FILES_DATA_SCHEMA,
     SEARCH_FILES_EXAMPLES,
     SEARCH_FILES_SCHEMA,
     SEARCH_FILES_SPEC,
     SearchLimits,
+    search_files,
 )
-from tutorial_lib.workspace import Method, openat2_available
 
 SECRET = "SECRET-MARKER-5e4c-never-in-a-search-result"
 WORD = "needle"  # the query of most tests; the outside files contain it too

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tutorial_lib import run_cases
-from tutorial_lib.warmups import LINE_AT_CASES, READ_ALL_PAGES_CASES, FakePages
+from tutorial_lib.course.checks import run_cases
+from tutorial_lib.course.warmups import LINE_AT_CASES, READ_ALL_PAGES_CASES, FakePages
 
 
 def reference_line_at(lines, number):

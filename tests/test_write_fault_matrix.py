@@ -30,12 +30,12 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.contracts import ENVELOPE_SCHEMA
-from tutorial_lib.faults import Fault, FaultPlan
-from tutorial_lib.github_client import GitHubClient
-from tutorial_lib.github_fixtures import build_store
-from tutorial_lib.github_service import serve
-from tutorial_lib.writes import (
+from tutorial_lib.core.contracts import ENVELOPE_SCHEMA
+from tutorial_lib.emulator.faults import Fault, FaultPlan
+from tutorial_lib.emulator.fixtures import build_store
+from tutorial_lib.emulator.service import serve
+from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.writes import (
     WRITE_POLICY,
     WriteContext,
     find_marked,

@@ -19,15 +19,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.contracts import ENVELOPE_SCHEMA
-from tutorial_lib.faults import FaultPlan
-from tutorial_lib.github_client import GitHubClient
-from tutorial_lib.github_fixtures import build_store
-from tutorial_lib.github_service import ServiceHandle, serve
-from tutorial_lib.pipeline import call_tool
-from tutorial_lib.retry import RetryPolicy
-from tutorial_lib.toolspec import Registry
-from tutorial_lib.writes import (
+from tutorial_lib.core.contracts import ENVELOPE_SCHEMA
+from tutorial_lib.core.retry import RetryPolicy
+from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.tools import Registry
+from tutorial_lib.emulator.faults import FaultPlan
+from tutorial_lib.emulator.fixtures import build_store
+from tutorial_lib.emulator.service import ServiceHandle, serve
+from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.writes import (
     CREATE_COMMENT_SCHEMA,
     WriteContext,
     find_marked,
@@ -342,8 +342,8 @@ def test_arbitrary_arguments_give_a_valid_envelope_and_never_post_twice(args: An
 
 def test_the_write_tools_pass_the_linter_and_export_to_every_api() -> None:
     from tests.test_exports import check_anthropic, check_mcp, check_openai
-    from tutorial_lib.exports import to_anthropic, to_mcp, to_openai
-    from tutorial_lib.lint import lint
+    from tutorial_lib.design.exports import to_anthropic, to_mcp, to_openai
+    from tutorial_lib.design.lint import lint
 
     with GitHubClient("http://127.0.0.1:9") as client:  # never contacted
         specs = write_tool_specs(WriteContext(client))
@@ -355,9 +355,13 @@ def test_the_write_tools_pass_the_linter_and_export_to_every_api() -> None:
 
 
 def test_the_exercise_tables_are_the_librarys_own_answers() -> None:
-    from tutorial_lib.checks import run_cases
-    from tutorial_lib.write_cases import RECONCILE_CASES, WRITE_DECISION_CASES, library_decision
-    from tutorial_lib.writes import reconcile
+    from tutorial_lib.course.checks import run_cases
+    from tutorial_lib.course.write_cases import (
+        RECONCILE_CASES,
+        WRITE_DECISION_CASES,
+        library_decision,
+    )
+    from tutorial_lib.github.writes import reconcile
 
     decisions = run_cases(library_decision, WRITE_DECISION_CASES)
     assert decisions.all_passed, "\n".join(decisions.lines())

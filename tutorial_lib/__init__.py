@@ -1,35 +1,26 @@
 """tutorial_lib: the library the course "Designing Reliable Tool Interfaces for Agents" builds.
 
-Every tool call travels one road, and each chapter adds or sharpens one station:
+Every tool call travels one road, :func:`tutorial_lib.core.road.call_tool`, and each chapter
+adds or sharpens one station:
 
-    arguments -> schema check -> business check -> authorization
-              -> (confirmation) -> execution -> result envelope (+ log record)
+    find the tool -> schema check -> business check -> authorization
+                  -> confirmation -> execution -> envelope check (+ log record)
 
-Chapter 00 provides the course's own instruments: learner checks (:func:`check`) and
-self-check quizzes (:func:`load_quiz`), plus :func:`show_source` for reading library code.
-Chapter 01 adds the first tool, :func:`read_lines` (modules ``schemas``, ``workspace``,
-``files``), returning the result envelope of ``contracts``.
+The subpackages say which side of the wire their code is on:
+
+- ``core``: the road itself: result envelope and error catalogue (``contracts``), argument
+  checking (``arguments``), tool declarations and the registry (``tools``), the road
+  (``road``) and the retry policy (``retry``);
+- ``workspace``: the file tools: the sandbox (``sandbox``), ``read_lines`` (``read``) and
+  ``search_files`` (``search``);
+- ``github``: the agent-facing GitHub tools: REST client, cursors, reads, the safe write;
+- ``emulator``: the outside world: a GitHub-like service, its fixtures, fault plans and
+  idempotency keys (it imports nothing agent-side);
+- ``design``: tool-design instruments: the linter and the exports to model APIs;
+- ``agent``: the agent loop and the scripted model;
+- ``examples``: small teaching tools (chapter 03's task tracker);
+- ``course``: the course's own instruments: checks, quizzes, source display, case tables
+  (the only place that imports IPython, ipywidgets or matplotlib).
+
+The package root imports nothing, so ``import tutorial_lib.core.road`` stays light.
 """
-
-from tutorial_lib.checks import NOT_IMPLEMENTED_VERDICT, Case, CheckReport, check, run_cases
-from tutorial_lib.files import ReadLimits, read_lines
-from tutorial_lib.quiz import Feedback, Question, Quiz, load_quiz
-from tutorial_lib.search import SearchLimits, search_files
-from tutorial_lib.source import show_source
-
-__all__ = [
-    "NOT_IMPLEMENTED_VERDICT",
-    "Case",
-    "CheckReport",
-    "Feedback",
-    "Question",
-    "Quiz",
-    "ReadLimits",
-    "SearchLimits",
-    "check",
-    "load_quiz",
-    "read_lines",
-    "run_cases",
-    "search_files",
-    "show_source",
-]

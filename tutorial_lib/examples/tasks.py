@@ -26,8 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from tutorial_lib.contracts import CATALOGUE, ContractError, failure, json_safe, success
-from tutorial_lib.toolspec import Annotations, ToolSpec
+from tutorial_lib.core.contracts import CATALOGUE, ContractError, failure, json_safe, success
+from tutorial_lib.core.tools import Annotations, ToolSpec
 
 __all__ = [
     "BARE_INVALID",

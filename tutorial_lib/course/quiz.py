@@ -157,7 +157,7 @@ def load_quiz(chapter: str) -> Quiz:
     """Load a chapter's quiz from the quiz bank, e.g. ``load_quiz("00")``."""
     if not (isinstance(chapter, str) and len(chapter) == 2 and chapter.isdigit()):
         raise ValueError(f"chapter must be two digits such as '00', got {chapter!r}")
-    bank = resources.files("tutorial_lib.quiz_bank")
+    bank = resources.files("tutorial_lib.course.quiz_bank")
     source = bank.joinpath(f"{chapter}.json")
     if not source.is_file():
         raise ValueError(f"no quiz for chapter {chapter!r}")

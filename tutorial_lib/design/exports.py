@@ -1,6 +1,6 @@
 """Export a ToolSpec to the tool formats of three model APIs, and show where they differ.
 
-One :class:`~tutorial_lib.toolspec.ToolSpec`, three wire formats:
+One :class:`~tutorial_lib.core.tools.ToolSpec`, three wire formats:
 
 - :func:`to_anthropic`: a tool of the Anthropic Messages API,
   ``{"name", "description", "input_schema"}`` (``anthropic.types.ToolParam``);
@@ -56,7 +56,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from tutorial_lib.toolspec import ToolSpec
+from tutorial_lib.core.tools import ToolSpec
 
 __all__ = [
     "ANTHROPIC_NAME_PATTERN",

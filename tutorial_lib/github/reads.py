@@ -15,7 +15,7 @@ and answers with a *paged summary* an agent can trust:
   and ``outdated``, and ``details``: the exact ``github_pr_get_comment`` call for the body.
 
 **Keyset pagination over GitHub's page numbers.** GitHub lists review comments in
-ascending id with ``page``/``per_page``. The cursor (:mod:`tutorial_lib.pagination`) holds
+ascending id with ``page``/``per_page``. The cursor (:mod:`tutorial_lib.github.pagination`) holds
 the id of the last comment this tool looked at; the next call reads upstream pages from an
 offset hint, steps back while the page could still hold older unseen ids (deletions shift
 pages), and keeps only ids above the position. Comments added between calls have larger
@@ -35,11 +35,11 @@ from typing import Any
 
 import jsonschema
 
-from tutorial_lib.contracts import ContractError, dumps, failure, success
-from tutorial_lib.github_client import GitHubClient, ThreadState
-from tutorial_lib.pagination import MAX_CURSOR_CHARS, CursorCodec, CursorQuery
-from tutorial_lib.schemas import ArgumentContract, out_of_range_error
-from tutorial_lib.toolspec import Annotations, ToolSpec, bound_handler
+from tutorial_lib.core.arguments import ArgumentContract, out_of_range_error
+from tutorial_lib.core.contracts import ContractError, dumps, failure, success
+from tutorial_lib.core.tools import Annotations, ToolSpec, bound_handler
+from tutorial_lib.github.client import GitHubClient, ThreadState
+from tutorial_lib.github.pagination import MAX_CURSOR_CHARS, CursorCodec, CursorQuery
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
@@ -377,7 +377,7 @@ def _value_error(name: str, value: Any, error: jsonschema.ValidationError) -> Co
     )  # pragma: no cover
 
 
-#: Shared with the write tools of :mod:`tutorial_lib.writes` (same wording everywhere).
+#: Shared with the write tools of :mod:`tutorial_lib.github.writes` (same wording everywhere).
 REPOSITORY_PROPERTY = _REPOSITORY
 PR_PROPERTY = _PR
 pr_argument_error = _value_error
@@ -736,9 +736,9 @@ def context_budget(
 ) -> dict[str, int]:
     """Characters a model reads to answer "what is still open on ``repository#pr``?".
 
-    ``store`` (a :class:`tutorial_lib.github_fixtures.GitHubStore`) is served by the
+    ``store`` (a :class:`tutorial_lib.emulator.fixtures.GitHubStore`) is served by the
     emulator for the duration of the call; nothing is timed and the store is not changed.
-    Every figure is the length of compact JSON (:func:`tutorial_lib.contracts.dumps`), with
+    Every figure is the length of compact JSON (:func:`tutorial_lib.core.contracts.dumps`), with
     the emulator's ``http://127.0.0.1:PORT`` replaced by :data:`BUDGET_ORIGIN` so the
     numbers do not depend on the port:
 
@@ -755,8 +755,8 @@ def context_budget(
 
     Deterministic for a given store: two calls give the same dict.
     """
-    from tutorial_lib.github_service import serve  # the emulator: only when measuring
-    from tutorial_lib.pagination import CursorCodec
+    from tutorial_lib.emulator.service import serve  # the emulator: only when measuring
+    from tutorial_lib.github.pagination import CursorCodec
 
     with serve(store) as handle, GitHubClient(handle.base_url) as client:
 

@@ -3,10 +3,10 @@
 - :data:`WRITE_DECISION_CASES`: what to do after a failed write, for
   ``decide(error, same_key, read_back, can_read_back, attempts_left)``. The expected answers
   are the library's own: :func:`library_decision` asks
-  :func:`tutorial_lib.retry.decide_after_failure` and names the answer in the exercise's
+  :func:`tutorial_lib.core.retry.decide_after_failure` and names the answer in the exercise's
   words, and the tests check that it passes this table.
 - :data:`RECONCILE_CASES`: the read-back check, for ``reconcile(comments, key, body)``;
-  :func:`tutorial_lib.writes.reconcile` passes it.
+  :func:`tutorial_lib.github.writes.reconcile` passes it.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from tutorial_lib.checks import Case
-from tutorial_lib.retry import decide_after_failure
-from tutorial_lib.writes import WRITE_POLICY, marker
+from tutorial_lib.core.retry import decide_after_failure
+from tutorial_lib.course.checks import Case
+from tutorial_lib.github.writes import WRITE_POLICY, marker
 
 __all__ = [
     "DENIED",

@@ -3,7 +3,7 @@
 
 :class:`GitHubStore` is an in-memory, per-instance store of repositories, pull requests,
 review comments (grouped in review threads) and issue (conversation) comments. The emulator
-in :mod:`tutorial_lib.github_service` serves one store over HTTP; tests use the same store to
+in :mod:`tutorial_lib.emulator.service` serves one store over HTTP; tests use the same store to
 add comments between two page reads. Nothing here is global: every call of
 :func:`build_store` returns a fresh store with the same content.
 

@@ -11,7 +11,7 @@ the tests. It is validated twice, to teach the difference:
 Both must give the same answer for every row of :data:`READ_LINES_EXAMPLES`, the table of
 normal and counter examples that tests, exercise checks and the description all share.
 What no schema can see (inside the workspace? exists? a regular text file?) is checked in
-code by :mod:`tutorial_lib.workspace` and :mod:`tutorial_lib.files`.
+code by :mod:`tutorial_lib.workspace.sandbox` and :mod:`tutorial_lib.workspace.read`.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from typing import Any
 import jsonschema
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.checks import Case
-from tutorial_lib.contracts import ContractError, json_safe
+from tutorial_lib.core.contracts import ContractError, json_safe
+from tutorial_lib.course.checks import Case
 
 __all__ = [
     "MAX_COUNT",

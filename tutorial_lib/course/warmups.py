@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tutorial_lib.checks import Case
+from tutorial_lib.course.checks import Case
 
 __all__ = ["LINE_AT_CASES", "READ_ALL_PAGES_CASES", "FakePages"]
 

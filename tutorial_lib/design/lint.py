@@ -5,7 +5,7 @@ schema, and learns what a call did from the description and the annotations. :fu
 checks a tool set for the mistakes that make those steps guesswork, and reports each one
 as a :class:`Finding` that says what is wrong and how to fix it::
 
-    from tutorial_lib.lint import BAD_TOOLSET, GOOD_TOOLSET, format_findings, lint
+    from tutorial_lib.design.lint import BAD_TOOLSET, GOOD_TOOLSET, format_findings, lint
     print(format_findings(lint(BAD_TOOLSET)))
     lint(GOOD_TOOLSET)  # -> []
 
@@ -36,8 +36,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tutorial_lib.files import READ_LINES_SPEC
-from tutorial_lib.toolspec import Annotations, ToolSpec
+from tutorial_lib.core.tools import Annotations, ToolSpec
+from tutorial_lib.workspace.read import READ_LINES_SPEC
 
 __all__ = [
     "ACTION_VERBS",
@@ -659,7 +659,7 @@ def lint(specs: Iterable[ToolSpec]) -> list[Finding]:
     """Check a tool set; return its findings (``[]`` when it passes clean).
 
     ``specs`` is any iterable of :class:`ToolSpec`, e.g. a list or a
-    :class:`~tutorial_lib.toolspec.Registry`. Findings are ordered by the tools'
+    :class:`~tutorial_lib.core.tools.Registry`. Findings are ordered by the tools'
     registration order, then by rule in :data:`RULES` order, then as each rule found
     them (schema order), so the same set always gives the same report.
     """

@@ -3,7 +3,7 @@
 ``github_pr_create_comment`` posts a conversation comment on a pull request. A write can
 fail in three places (the connection fails; it fails mid-way; it succeeds and the answer is
 lost), and only the first one proves that nothing happened. So the tool never simply
-"retries on error": each failure is classified (:mod:`tutorial_lib.retry`), and what
+"retries on error": each failure is classified (:mod:`tutorial_lib.core.retry`), and what
 happens next depends on what is *known*:
 
 ==========================================  ===============================================
@@ -64,18 +64,18 @@ from typing import Any, Literal
 
 import jsonschema
 
-from tutorial_lib.contracts import ContractError, failure, success
-from tutorial_lib.github_client import GitHubClient
-from tutorial_lib.github_tools import PR_PROPERTY, REPOSITORY_PROPERTY, pr_argument_error
-from tutorial_lib.retry import (
+from tutorial_lib.core.arguments import ArgumentContract
+from tutorial_lib.core.contracts import ContractError, failure, success
+from tutorial_lib.core.retry import (
     Decision,
     RetryPolicy,
     backoff_schedule,
     decide_after_failure,
     parse_retry_after,
 )
-from tutorial_lib.schemas import ArgumentContract
-from tutorial_lib.toolspec import Annotations, ToolSpec, bound_handler
+from tutorial_lib.core.tools import Annotations, ToolSpec, bound_handler
+from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.reads import PR_PROPERTY, REPOSITORY_PROPERTY, pr_argument_error
 
 __all__ = [
     "CREATE_COMMENT_SCHEMA",

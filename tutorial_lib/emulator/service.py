@@ -27,11 +27,11 @@ Chapter 05 adds two switches to :func:`serve`, both off by default (GitHub-faith
 
 - ``faults=FaultPlan(...)``: scripted failures of chosen requests (connection refused, 503
   or 429 with ``Retry-After``, commit-then-timeout, commit-then-reset, slow commit); see
-  :mod:`tutorial_lib.faults`. Use ``handle.transport()`` in the client so that ``refuse``
+  :mod:`tutorial_lib.emulator.faults`. Use ``handle.transport()`` in the client so that ``refuse``
   steps are real refused connections.
 - ``idempotency="optional"`` (or ``"required"``): the comment write honours an
   ``Idempotency-Key`` header (replay, 409 while in flight, 422 on another payload; see
-  :mod:`tutorial_lib.idempotency`). Real GitHub has no such header: with the default
+  :mod:`tutorial_lib.emulator.idempotency`). Real GitHub has no such header: with the default
   ``"off"`` the header is ignored and a retried POST makes a second comment, as on GitHub.
 
 ``handle.requests`` lists every request the server answered (method, path, status, fault).
@@ -65,8 +65,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from tutorial_lib.faults import Fault, FaultPlan, RefusingTransport
-from tutorial_lib.github_fixtures import (
+from tutorial_lib.emulator.faults import Fault, FaultPlan, RefusingTransport
+from tutorial_lib.emulator.fixtures import (
     GitHubStore,
     IssueComment,
     PullRequest,
@@ -75,7 +75,7 @@ from tutorial_lib.github_fixtures import (
     ReviewThread,
     User,
 )
-from tutorial_lib.idempotency import (
+from tutorial_lib.emulator.idempotency import (
     DEFAULT_WINDOW_S,
     KEY_PATTERN,
     IdempotencyKeys,
@@ -1071,7 +1071,7 @@ def serve(
     ``Bearer``), else 401. ``rate_limit``: when given, requests beyond it get GitHub's 403;
     otherwise the headers count down from 5000 and nothing is refused.
 
-    ``faults``: a :class:`~tutorial_lib.faults.FaultPlan` applied to matching requests
+    ``faults``: a :class:`~tutorial_lib.emulator.faults.FaultPlan` applied to matching requests
     (clients pass ``transport=handle.transport()``). ``idempotency``: ``"off"`` (GitHub:
     the ``Idempotency-Key`` header is ignored), ``"optional"`` (honoured when sent) or
     ``"required"`` (a comment write without it gets 400); keys are kept

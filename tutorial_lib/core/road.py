@@ -7,7 +7,7 @@
          -> one LogRecord for the operator (never shown to the model)
 
 A *station* is a callable ``station(spec, args, root)`` that returns None to let the call
-through or raises :class:`~tutorial_lib.contracts.ContractError` to stop it; the call then
+through or raises :class:`~tutorial_lib.core.contracts.ContractError` to stop it; the call then
 ends with that error's failure envelope (``operation_state: "not_applied"``: the handler
 never ran). The list is empty until later chapters add stations.
 
@@ -25,7 +25,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.contracts import (
+from tutorial_lib.core.contracts import (
     ENVELOPE_SCHEMA,
     ContractError,
     LogRecord,
@@ -33,7 +33,7 @@ from tutorial_lib.contracts import (
     digest_arguments,
     failure,
 )
-from tutorial_lib.toolspec import NAME_PATTERN, Registry, ToolSpec
+from tutorial_lib.core.tools import NAME_PATTERN, Registry, ToolSpec
 
 __all__ = ["MalformedEnvelope", "Station", "StepClock", "call_tool"]
 

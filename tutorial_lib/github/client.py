@@ -1,6 +1,6 @@
 """A small GitHub REST (and one GraphQL query) client on ``httpx``, with contract errors.
 
-The same code talks to the course's emulator (``tutorial_lib.github_service``) and to the
+The same code talks to the course's emulator (``tutorial_lib.emulator.service``) and to the
 real GitHub API; only the base URL and the token change::
 
     # the emulator (loopback, no token needed unless the service was started with one)
@@ -19,7 +19,7 @@ pass ``graphql_url`` explicitly (``https://HOST/api/graphql`` next to ``/api/v3`
 first page, then the URL of ``rel="next"`` until a response has none. A next URL on another
 origin than ``base_url`` is refused (the token must never be sent elsewhere).
 
-**Errors become contract errors** (:class:`tutorial_lib.contracts.ContractError`):
+**Errors become contract errors** (:class:`tutorial_lib.core.contracts.ContractError`):
 
 - 404/410 -> ``not_found``; 401, and 403 without rate limiting -> ``permission_denied``;
 - 400/422 -> ``invalid_value``;
@@ -49,7 +49,7 @@ from urllib.parse import quote
 
 import httpx
 
-from tutorial_lib.contracts import ContractError
+from tutorial_lib.core.contracts import ContractError
 
 __all__ = [
     "API_VERSION",

@@ -7,12 +7,12 @@ the same road as read_lines::
     arguments -> schema check -> business check -> execution -> result envelope
 
 - schema check: :data:`SEARCH_FILES_SCHEMA` through
-  :class:`tutorial_lib.schemas.ArgumentContract` (strict types, one error in a fixed order);
+  :class:`tutorial_lib.core.arguments.ArgumentContract` (strict types, one error in a fixed order);
 - business check: the query is one line of valid text and, in regex mode, a valid Python
   ``re`` pattern; ``path`` stays inside the workspace and exists (the same kernel-checked
-  resolution as read_lines: :mod:`tutorial_lib.workspace`);
+  resolution as read_lines: :mod:`tutorial_lib.workspace.sandbox`);
 - execution: a walk beneath the root and a streaming scan of each file (below);
-- envelope: :func:`tutorial_lib.contracts.success` or ``failure``, never an exception.
+- envelope: :func:`tutorial_lib.core.contracts.success` or ``failure``, never an exception.
 
 **The walk never leaves the root.** ``path`` is opened as read_lines opens a file
 (``openat2(RESOLVE_BENEATH)`` or the ``dir_fd`` walk): symlinks inside the workspace are
@@ -63,18 +63,18 @@ from typing import Any, Literal
 import jsonschema
 import numpy
 
-from tutorial_lib import workspace
-from tutorial_lib.contracts import ContractError, failure, oserror_details, success
-from tutorial_lib.files import READ_LINES_SPEC, ReadLimits
-from tutorial_lib.schemas import (
+from tutorial_lib.core.arguments import (
     MAX_PATH_CHARS,
     ArgumentContract,
     ArgumentExample,
     description_with_examples,
     out_of_range_error,
 )
-from tutorial_lib.toolspec import READ_ONLY_LOCAL, ToolSpec
-from tutorial_lib.workspace import Method, check_relative_path, openat2_available
+from tutorial_lib.core.contracts import ContractError, failure, oserror_details, success
+from tutorial_lib.core.tools import READ_ONLY_LOCAL, ToolSpec
+from tutorial_lib.workspace import sandbox as workspace
+from tutorial_lib.workspace.read import READ_LINES_SPEC, ReadLimits
+from tutorial_lib.workspace.sandbox import Method, check_relative_path, openat2_available
 
 try:  # the parser of the re module: Python 3.11+, then 3.10
     from re import _constants as _sre_constants  # type: ignore[attr-defined]
@@ -380,7 +380,7 @@ def search_files(
     - ``suggestion`` (when nothing matched or the search stopped early): what to try next.
 
     Bad input of any kind returns a failure envelope with one code from
-    :data:`tutorial_lib.contracts.CATALOGUE`; nothing raises.
+    :data:`tutorial_lib.core.contracts.CATALOGUE`; nothing raises.
     """
     try:
         error = validate_search_args(args)  # station 1: the schema

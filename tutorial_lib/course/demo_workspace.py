@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tutorial_lib.checks import Case
+from tutorial_lib.course.checks import Case
 
 __all__ = ["SECRET_TEXT", "inside_cases", "make_demo_workspace"]
 

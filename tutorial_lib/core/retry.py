@@ -7,7 +7,7 @@ the tests) sleep or simulate the waits themselves.
 Three steps:
 
 1. :func:`classify` turns a contract error (``code``, ``retry``, ``operation_state``; see
-   :mod:`tutorial_lib.contracts`) into one of five kinds: ``invalid_input``, ``permission``,
+   :mod:`tutorial_lib.core.contracts`) into one of five kinds: ``invalid_input``, ``permission``,
    ``temporary``, ``unknown_outcome``, ``final``.
 2. :func:`decide_after_failure` turns the kind, plus what the caller knows (is it a write? is
    the same idempotency key reused? did a read-back find the write?), into a :class:`Decision`.
@@ -61,7 +61,7 @@ After a verified-absent read-back without a key, resending is the reconciliation
 GitHub (which has no idempotency keys). It is only as good as the read-back: "absent" proves
 something only if the lost request can no longer land. A client that timed out does not know
 that; a slow server may still commit later (the ``slow_commit`` fault of
-:mod:`tutorial_lib.faults`), and then the resend makes a duplicate. Only server-side keys
+:mod:`tutorial_lib.emulator.faults`), and then the resend makes a duplicate. Only server-side keys
 close that hole (a resend while the first request runs gets 409).
 """
 
@@ -76,7 +76,7 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
-from tutorial_lib.contracts import CATALOGUE
+from tutorial_lib.core.contracts import CATALOGUE
 
 __all__ = [
     "Action",
@@ -120,7 +120,7 @@ def classify(error: Mapping[str, Any]) -> FailureKind:
 
     ``operation_state == "unknown"`` always wins (``unknown_outcome``): the call may have taken
     effect whatever its code says. Otherwise the ``retry`` advice decides, falling back to the
-    code's default in :data:`tutorial_lib.contracts.CATALOGUE`:
+    code's default in :data:`tutorial_lib.core.contracts.CATALOGUE`:
     ``with_backoff`` -> temporary, ``after_authorization`` -> permission,
     ``after_input_correction`` -> invalid_input, ``after_status_check`` -> unknown_outcome,
     ``never`` -> final.

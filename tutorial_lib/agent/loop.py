@@ -1,7 +1,7 @@
 """A minimal agent loop and a scripted stand-in for a model, to count what interfaces cost.
 
 :func:`run_agent` asks a :class:`Model` for its next action, sends each tool call through
-:func:`tutorial_lib.pipeline.call_tool`, and records a :class:`Transcript`: every call's
+:func:`tutorial_lib.core.road.call_tool`, and records a :class:`Transcript`: every call's
 arguments as sent, the size of the result the model received, its error code, and the
 final answer. Chapter 08 builds its evaluation on these numbers.
 
@@ -13,7 +13,7 @@ mistakes it is told to make (:func:`zero_based_lines`, :func:`integers_as_string
 How it reacts to an error is scripted too, and that is the point of the comparison:
 
 - a *rich* error (a ``field`` plus ``expected`` or ``allowed_values``, and retry advice
-  that :func:`tutorial_lib.contracts.next_step` maps to ``fix_input``) tells it which
+  that :func:`tutorial_lib.core.contracts.next_step` maps to ``fix_input``) tells it which
   habit was wrong: it drops that habit for that field and sends the call again;
 - a *bare* error (``{"error": "INVALID_ARGUMENT"}``) names nothing, so it can only guess:
   it cycles through a fixed list of plausible guesses, which here are all wrong (a script
@@ -33,10 +33,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from tutorial_lib.contracts import LogRecord, dumps, next_step
-from tutorial_lib.pipeline import Station, call_tool
-from tutorial_lib.schemas import MAX_COUNT
-from tutorial_lib.toolspec import Registry
+from tutorial_lib.core.arguments import MAX_COUNT
+from tutorial_lib.core.contracts import LogRecord, dumps, next_step
+from tutorial_lib.core.road import Station, call_tool
+from tutorial_lib.core.tools import Registry
 
 __all__ = [
     "FinalAnswer",
@@ -82,7 +82,7 @@ class Step:
     """One tool call as the transcript records it.
 
     ``arguments`` as sent (a deep copy), ``result`` as received, ``result_chars`` the length
-    of the compact JSON the model reads (:func:`tutorial_lib.contracts.dumps`),
+    of the compact JSON the model reads (:func:`tutorial_lib.core.contracts.dumps`),
     ``error_code`` the contract code, the bare error word, or None for a success.
     """
 
@@ -180,7 +180,7 @@ def run_agent(
 ) -> Transcript:
     """Let ``model`` act until it answers or has made ``max_steps`` tool calls.
 
-    Every call goes through :func:`tutorial_lib.pipeline.call_tool` (``root``, ``log``,
+    Every call goes through :func:`tutorial_lib.core.road.call_tool` (``root``, ``log``,
     ``clock``, ``stations`` and ``check_envelope`` are passed on). After the last allowed
     call the model may still answer; otherwise ``transcript.final`` stays None.
     """
@@ -411,7 +411,7 @@ class ScriptedModel:
     decide, so the same transcript always gives the same action. Reactions, in order:
 
     - a success: go on with the goal (next page, unless a habit stops it), or answer;
-    - a rich error whose :func:`~tutorial_lib.contracts.next_step` is ``fix_input`` and
+    - a rich error whose :func:`~tutorial_lib.core.contracts.next_step` is ``fix_input`` and
       that names a field distorted by one of its habits (and says what is expected, or
       lists ``allowed_values`` that contain what the model means): drop that habit for
       that field, resend;

@@ -3,12 +3,12 @@
     arguments -> schema check -> business check -> (authorization: chapter 06)
               -> execution -> result envelope
 
-- schema check: :func:`tutorial_lib.schemas.validate_with_schema` (the one JSON Schema);
+- schema check: :func:`tutorial_lib.core.arguments.validate_with_schema` (the one JSON Schema);
 - business check: what no schema can see: inside the workspace, exists, a regular file,
-  not too large (:func:`tutorial_lib.workspace.open_beneath`);
+  not too large (:func:`tutorial_lib.workspace.sandbox.open_beneath`);
 - execution: one streaming pass over the file: the requested lines are collected, every
   newline is counted in 1 MiB chunks, so memory stays flat whatever the file size;
-- envelope: :func:`tutorial_lib.contracts.success` or ``failure``, never an exception.
+- envelope: :func:`tutorial_lib.core.contracts.success` or ``failure``, never an exception.
 
 Lines are split on ``\\n`` only (a trailing ``\\r`` is dropped), the way ``wc -l`` and
 editors count them; ``total_lines`` counts a last line without a newline too.
@@ -22,10 +22,14 @@ from typing import Any
 
 import numpy
 
-from tutorial_lib.contracts import ContractError, failure, success
-from tutorial_lib.schemas import READ_LINES_DESCRIPTION, READ_LINES_SCHEMA, validate_with_schema
-from tutorial_lib.toolspec import READ_ONLY_LOCAL, ToolSpec
-from tutorial_lib.workspace import Method, open_beneath
+from tutorial_lib.core.arguments import (
+    READ_LINES_DESCRIPTION,
+    READ_LINES_SCHEMA,
+    validate_with_schema,
+)
+from tutorial_lib.core.contracts import ContractError, failure, success
+from tutorial_lib.core.tools import READ_ONLY_LOCAL, ToolSpec
+from tutorial_lib.workspace.sandbox import Method, open_beneath
 
 __all__ = ["READ_LINES_DATA_SCHEMA", "READ_LINES_SPEC", "ReadLimits", "read_lines"]
 
@@ -60,7 +64,7 @@ def read_lines(
     Returns the result envelope; on success ``data`` holds ``path``, ``start``, ``lines``
     (``[{"number", "text"}]`` with real line numbers), ``total_lines`` and ``has_more``.
     Reading past the end succeeds with no lines. Bad input of any kind returns a failure
-    envelope with one code from :data:`tutorial_lib.contracts.CATALOGUE`; nothing raises.
+    envelope with one code from :data:`tutorial_lib.core.contracts.CATALOGUE`; nothing raises.
     """
     try:
         error = validate_with_schema(args)  # station 1: the schema

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
-from tutorial_lib.contracts import ContractError, oserror_details
+from tutorial_lib.core.contracts import ContractError, oserror_details
 
 __all__ = [
     "OpenedFile",

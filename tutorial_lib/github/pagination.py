@@ -42,7 +42,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from tutorial_lib.contracts import ContractError
+from tutorial_lib.core.contracts import ContractError
 
 __all__ = [
     "CURSOR_VERSION",

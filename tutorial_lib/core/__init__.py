@@ -1,0 +1,1 @@
+"""tutorial_lib.core."""

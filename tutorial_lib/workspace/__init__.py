@@ -1,0 +1,1 @@
+"""tutorial_lib.workspace.sandbox."""
