@@ -25,7 +25,6 @@ from openai.types.chat import ChatCompletionToolParam
 from openai.types.shared_params import FunctionDefinition
 from pydantic import TypeAdapter
 
-from tutorial_lib.core.arguments import MAX_COUNT, MAX_PATH_CHARS, MAX_START, READ_LINES_SCHEMA
 from tutorial_lib.core.tools import NAME_PATTERN, Annotations, ToolSpec
 from tutorial_lib.design.exports import (
     ExportError,
@@ -40,6 +39,12 @@ from tutorial_lib.design.exports import (
 )
 from tutorial_lib.design.lint import GOOD_TOOLSET
 from tutorial_lib.workspace.read import READ_LINES_SPEC
+from tutorial_lib.workspace.read_schema import (
+    MAX_COUNT,
+    MAX_PATH_CHARS,
+    MAX_START,
+    READ_LINES_SCHEMA,
+)
 
 ANTHROPIC_TOOL = TypeAdapter(ToolParam)
 ANTHROPIC_SCHEMA = TypeAdapter(InputSchemaTyped)

@@ -34,16 +34,11 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.core.arguments import (
-    MAX_COUNT,
-    READ_LINES_EXAMPLES,
-    validate_manually,
-    validate_with_schema,
-)
 from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
 from tutorial_lib.core.contracts import dumps as contracts_dumps
 from tutorial_lib.workspace import read as files
-from tutorial_lib.workspace.read import ReadLimits, read_lines
+from tutorial_lib.workspace.read import ReadLimits, read_lines, validate_with_schema
+from tutorial_lib.workspace.read_schema import MAX_COUNT, READ_LINES_EXAMPLES, validate_manually
 from tutorial_lib.workspace.sandbox import Method, openat2_available
 
 SECRET = "SECRET-MARKER-4b1d9f0e-never-in-a-result"

@@ -22,10 +22,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.core.arguments import MAX_COUNT, validate_manually, validate_with_schema
 from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
 from tutorial_lib.workspace import read as files
-from tutorial_lib.workspace.read import ReadLimits, read_lines
+from tutorial_lib.workspace.read import ReadLimits, read_lines, validate_with_schema
+from tutorial_lib.workspace.read_schema import MAX_COUNT, validate_manually
 from tutorial_lib.workspace.sandbox import Method, openat2_available
 
 SECRET = "SECRET-MARKER-c07e5a11-never-in-a-result"

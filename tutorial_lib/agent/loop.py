@@ -33,10 +33,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from tutorial_lib.core.arguments import MAX_COUNT
 from tutorial_lib.core.contracts import LogRecord, dumps, next_step
 from tutorial_lib.core.road import Station, call_tool
 from tutorial_lib.core.tools import Registry
+from tutorial_lib.workspace.read_schema import MAX_COUNT
 
 __all__ = [
     "FinalAnswer",

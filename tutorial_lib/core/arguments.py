@@ -1,95 +1,42 @@
-"""read_lines' argument contract: one JSON Schema, two validators, one table of examples.
+"""Argument contracts: one JSON Schema per tool, checked strictly, errors translated.
 
-The schema is the single source for the model-facing description, for validation and for
-the tests. It is validated twice, to teach the difference:
+The road's schema check (:mod:`tutorial_lib.core.road`) validates a tool's raw arguments
+against the tool's own ``input_schema`` with :class:`ArgumentContract`: the first error,
+in a fixed order, becomes one :class:`~tutorial_lib.core.contracts.ContractError` with
+``field``, ``received`` and ``expected``. What every tool shares (not an object, missing,
+unknown, wrong type) is worded here; a tool words its own value errors (ranges, lengths,
+enums...) with a :data:`ValueErrorTranslator`.
 
-- :func:`validate_manually`: hand-written checks of this limited contract (chapter 01
-  builds it; ``type(x) is int`` on purpose, because ``bool`` is a subclass of ``int``);
-- :func:`validate_with_schema`: the same schema through ``jsonschema``, its errors
-  translated into contract errors with ``field``, ``received`` and ``expected``.
-
-Both must give the same answer for every row of :data:`READ_LINES_EXAMPLES`, the table of
-normal and counter examples that tests, exercise checks and the description all share.
-What no schema can see (inside the workspace? exists? a regular text file?) is checked in
-code by :mod:`tutorial_lib.workspace.sandbox` and :mod:`tutorial_lib.workspace.read`.
+:class:`ArgumentExample` rows are the normal and counter examples a tool's description,
+its tests and the learners' checks all share (:func:`description_with_examples`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import jsonschema
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from tutorial_lib.core.contracts import ContractError, json_safe
-from tutorial_lib.course.checks import Case
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
 
 __all__ = [
-    "MAX_COUNT",
-    "MAX_PATH_CHARS",
-    "READ_LINES_DESCRIPTION",
-    "READ_LINES_EXAMPLES",
-    "READ_LINES_SCHEMA",
     "ArgumentContract",
     "ArgumentExample",
-    "StrictValidator",
+    "ValueErrorTranslator",
+    "description_with_examples",
     "missing_field_error",
     "out_of_range_error",
+    "shown",
+    "strict_validator_class",
     "unknown_field_error",
     "wrong_type_error",
-    "validate_manually",
-    "validator_cases",
-    "verdict_of",
-    "validate_with_schema",
 ]
-
-MAX_COUNT = 20
-#: The largest integer every JSON implementation reads exactly (JavaScript's MAX_SAFE_INTEGER).
-MAX_START = 2**53 - 1
-MAX_PATH_CHARS = 4096
-FIELDS = ("path", "start", "count")
-
-READ_LINES_SCHEMA: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": MAX_PATH_CHARS,
-            "pattern": "\\S",
-            "description": (
-                "Path of a UTF-8 text file, relative to the workspace root, with '/' between"
-                " parts, e.g. 'src/auth/session.ts'. No absolute paths; '..' may not leave"
-                " the workspace. Binary files, directories and special files are refused."
-            ),
-        },
-        "start": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_START,
-            "description": (
-                "Number of the first line to return, counted from 1 (the first line of the"
-                " file is 1, not 0). Past the end of the file is allowed: no lines come back,"
-                " and total_lines says how many there are."
-            ),
-        },
-        "count": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": MAX_COUNT,
-            "description": (
-                f"How many lines to return, from 1 to {MAX_COUNT}. Fewer come back at the end"
-                " of the file; has_more says whether lines follow the returned ones."
-            ),
-        },
-    },
-    "required": list(FIELDS),
-    "additionalProperties": False,
-}
 
 
 @dataclass(frozen=True)
@@ -114,130 +61,26 @@ class ArgumentExample:
         return None if self.code is None else (self.code, self.field)
 
 
-def _ok(name: str, args: Any, **kw: Any) -> ArgumentExample:
-    return ArgumentExample(name, args, **kw)
 
+@functools.cache
+def strict_validator_class() -> type[Validator]:
+    """Draft 2020-12 with a strict ``integer``: a JSON integer, not 1.0, not true.
 
-def _bad(name: str, args: Any, code: str, field: str | None, **kw: Any) -> ArgumentExample:
-    return ArgumentExample(name, args, code, field, **kw)
-
-
-_P = "notes.txt"
-
-#: Normal and counter examples of read_lines' arguments (schema-level checks only).
-READ_LINES_EXAMPLES: tuple[ArgumentExample, ...] = (
-    _ok("first two lines", {"path": _P, "start": 1, "count": 2}, in_description=True),
-    _ok("a nested path", {"path": "src/auth/session.ts", "start": 40, "count": 5}),
-    _ok("the largest page", {"path": _P, "start": 1, "count": MAX_COUNT}),
-    _ok("past the end is still a valid call", {"path": _P, "start": 10_000, "count": 1}),
-    _bad("not an object", ["notes.txt", 1, 2], "invalid_type", None),
-    _bad("count missing", {"path": _P, "start": 1}, "missing_field", "count"),
-    _bad("everything missing", {}, "missing_field", "path"),
-    _bad(
-        "a misspelt field",
-        {"path": _P, "start": 1, "count": 2, "lenght": 5},
-        "unknown_field",
-        "lenght",
-    ),
-    _bad(
-        "line 0 (0-based thinking)",
-        {"path": _P, "start": 0, "count": 2},
-        "invalid_range",
-        "start",
-        in_description=True,
-        note="lines are numbered from 1",
-    ),
-    _bad("a negative line", {"path": _P, "start": -3, "count": 2}, "invalid_range", "start"),
-    _bad(
-        "a line beyond JSON's exact integers",
-        {"path": _P, "start": MAX_START + 1, "count": 2},
-        "invalid_range",
-        "start",
-    ),
-    _bad("count 0", {"path": _P, "start": 1, "count": 0}, "invalid_range", "count"),
-    _bad(
-        "count above the cap",
-        {"path": _P, "start": 1, "count": MAX_COUNT + 1},
-        "invalid_range",
-        "count",
-        in_description=True,
-        note=f"at most {MAX_COUNT} lines per call",
-    ),
-    _bad(
-        "an integer written as a string",
-        {"path": _P, "start": "1", "count": 2},
-        "invalid_type",
-        "start",
-        in_description=True,
-        note="numbers are JSON numbers, not strings",
-    ),
-    _bad("true as an integer", {"path": _P, "start": True, "count": 2}, "invalid_type", "start"),
-    _bad("false as an integer", {"path": _P, "start": 1, "count": False}, "invalid_type", "count"),
-    _bad("a float", {"path": _P, "start": 1.5, "count": 2}, "invalid_type", "start"),
-    _bad("a whole float", {"path": _P, "start": 2.0, "count": 2}, "invalid_type", "start"),
-    _bad("null for a line", {"path": _P, "start": None, "count": 2}, "invalid_type", "start"),
-    _bad("a path that is a number", {"path": 7, "start": 1, "count": 2}, "invalid_type", "path"),
-    _bad("an empty path", {"path": "", "start": 1, "count": 2}, "invalid_path", "path"),
-    _bad("a whitespace path", {"path": "  \t", "start": 1, "count": 2}, "invalid_path", "path"),
-    _bad(
-        "a path longer than the cap",
-        {"path": "a" * (MAX_PATH_CHARS + 1), "start": 1, "count": 2},
-        "invalid_path",
-        "path",
-    ),
-    _bad(
-        "missing beats wrong type",
-        {"start": "1", "count": 2},
-        "missing_field",
-        "path",
-        note="errors are reported in a fixed order: object, missing, unknown, then each field",
-    ),
-)
-
-
-def validate_manually(args: Any) -> ContractError | None:
-    """Check ``args`` against the limited contract by hand; return the first error or None.
-
-    Order (the same as :func:`validate_with_schema`): the whole object, missing fields,
-    unknown fields, then each field in schema order, type before range.
+    jsonschema follows JSON Schema, where 2.0 *is* an integer, and Python's True passes an
+    ``isinstance(int)`` check. Built on first use: importing jsonschema takes about 1.4 s
+    where Jupyter's optional format checkers are installed, and ``import`` of the core
+    must stay light.
     """
-    if not isinstance(args, dict):
-        return ContractError(
-            "invalid_type",
-            "arguments must be a JSON object with path, start and count",
-            received=args,
-            expected="object",
-        )
-    for name in FIELDS:
-        if name not in args:
-            return _missing(name)
-    for name in sorted(args):
-        if name not in FIELDS:
-            return _unknown(name, args[name])
-    path = args["path"]
-    if not isinstance(path, str):
-        return _wrong_type("path", path, "string")
-    if not path.strip() or len(path) > MAX_PATH_CHARS:
-        return _bad_path(path)
-    for name, low, high in (("start", 1, MAX_START), ("count", 1, MAX_COUNT)):
-        value = args[name]
-        if type(value) is not int:  # not isinstance: True and False are ints in Python
-            return _wrong_type(name, value, "integer")
-        if not low <= value <= high:
-            return _out_of_range(name, value, low, high)
-    return None
+    from jsonschema import Draft202012Validator, validators
 
-
-# jsonschema follows JSON Schema: 2.0 *is* an integer there, and Python's True passes an
-# isinstance(int) check. The contract says integer means a JSON integer: 1, not 1.0, not true.
-_STRICT_TYPES = Draft202012Validator.TYPE_CHECKER.redefine(
-    "integer", lambda _checker, value: type(value) is int
-)
-StrictValidator = jsonschema.validators.extend(Draft202012Validator, type_checker=_STRICT_TYPES)
+    strict_types = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: type(value) is int
+    )
+    return validators.extend(Draft202012Validator, type_checker=strict_types)  # type: ignore[no-any-return]
 
 #: Translates a schema error on one field (anything but a wrong type) into a contract error:
 #: ``(field name, received value, the jsonschema error) -> ContractError``.
-ValueErrorTranslator = Callable[[str, Any, jsonschema.ValidationError], ContractError]
+ValueErrorTranslator = Callable[[str, Any, "ValidationError"], ContractError]
 
 
 class ArgumentContract:
@@ -271,7 +114,11 @@ class ArgumentContract:
         self.value_error = value_error
         self.object_message = object_message or _object_message(self.fields, self.required)
         self.fallback = fallback
-        self.validator = StrictValidator(schema)
+
+    @functools.cached_property
+    def validator(self) -> Validator:
+        """The strict jsonschema validator of :attr:`schema`, built on first use."""
+        return strict_validator_class()(self.schema)
 
     def validate(self, args: Any) -> ContractError | None:
         """The first contract error of ``args`` (see the class docstring), or None."""
@@ -288,7 +135,7 @@ class ArgumentContract:
             return None
         return self.translate(min(errors, key=self.rank), args)
 
-    def rank(self, error: jsonschema.ValidationError) -> tuple[int, int, int]:
+    def rank(self, error: ValidationError) -> tuple[int, int, int]:
         """Sort key giving the fixed order of the class docstring."""
         if not error.path:
             order = {"type": 0, "required": 1, "additionalProperties": 2}
@@ -298,7 +145,7 @@ class ArgumentContract:
         field_order = fields.index(name) if name in fields else len(fields)
         return (4, field_order, 0 if error.validator == "type" else 1)
 
-    def translate(self, error: jsonschema.ValidationError, args: Any) -> ContractError:
+    def translate(self, error: ValidationError, args: Any) -> ContractError:
         """One jsonschema error as a contract error."""
         if not error.path:
             if error.validator == "type":
@@ -375,10 +222,9 @@ def unknown_field_error(tool: str, fields: tuple[str, ...], name: str, value: An
 
 def wrong_type_error(name: str, value: Any, expected: str) -> ContractError:
     """``invalid_type``: ``name`` is not a JSON ``expected``."""
-    shown = _shown(value)
     return ContractError(
         "invalid_type",
-        f"'{name}' must be a JSON {expected}, got {shown}",
+        f"'{name}' must be a JSON {expected}, got {shown(value)}",
         field=name,
         received=value,
         expected=expected,
@@ -392,77 +238,14 @@ def out_of_range_error(
     expected = f"integer >= {low}" if high is None else f"integer from {low} to {high}"
     return ContractError(
         "invalid_range",
-        f"'{name}' must be an {expected}, got {_shown(value)}{hint}",
+        f"'{name}' must be an {expected}, got {shown(value)}{hint}",
         field=name,
         received=value,
         expected=expected,
     )
 
 
-def _read_lines_value_error(
-    name: str, value: Any, error: jsonschema.ValidationError
-) -> ContractError:
-    if name == "path":
-        return _bad_path(value)
-    if error.validator in ("minimum", "maximum"):
-        schema = READ_LINES_SCHEMA["properties"][name]
-        return _out_of_range(name, value, schema["minimum"], schema.get("maximum"))
-    raise AssertionError(
-        f"untranslated schema error: {error.validator} on {name}"
-    )  # pragma: no cover
-
-
-_READ_LINES_CONTRACT = ArgumentContract(
-    "read_lines",
-    READ_LINES_SCHEMA,
-    _read_lines_value_error,
-    object_message="arguments must be a JSON object with path, start and count",
-    # jsonschema formats each message with repr(), which refuses ints of more than 4300
-    # digits. JSON parsers refuse them too, so no model sends one; the hand-written
-    # validator (same verdicts, safe messages) answers instead of an exception.
-    fallback=validate_manually,
-)
-_VALIDATOR = _READ_LINES_CONTRACT.validator
-
-
-def validate_with_schema(args: Any) -> ContractError | None:
-    """Check ``args`` with ``jsonschema`` and translate the first error into a contract error."""
-    return _READ_LINES_CONTRACT.validate(args)
-
-
-def _missing(name: str) -> ContractError:
-    return missing_field_error(name, _describe_field(name))
-
-
-def _unknown(name: str, value: Any) -> ContractError:
-    return unknown_field_error("read_lines", FIELDS, name, value)
-
-
-def _wrong_type(name: str, value: Any, expected: str) -> ContractError:
-    return wrong_type_error(name, value, expected)
-
-
-def _bad_path(value: str) -> ContractError:
-    return ContractError(
-        "invalid_path",
-        "'path' must name a file relative to the workspace root, e.g. 'src/app.py'",
-        field="path",
-        received=value,
-        expected=f"non-blank string of at most {MAX_PATH_CHARS} characters",
-    )
-
-
-def _out_of_range(name: str, value: int, low: int, high: int | None) -> ContractError:
-    hint = " (line numbers start at 1)" if name == "start" else ""
-    return out_of_range_error(name, value, low, high, hint)
-
-
-def _describe_field(name: str) -> str:
-    spec = READ_LINES_SCHEMA["properties"][name]
-    return str(spec["type"])
-
-
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """``value`` for a message: its JSON text, else a safe stand-in (never raises)."""
     safe = json_safe(value)
     try:
@@ -484,69 +267,3 @@ def description_with_examples(summary: str, examples: tuple[ArgumentExample, ...
     return "\n".join(lines)
 
 
-#: The model-facing description, built from the same table the tests use.
-READ_LINES_DESCRIPTION = description_with_examples(
-    f"Read up to {MAX_COUNT} consecutive lines of one UTF-8 text file in the workspace."
-    " Returns each line with its real 1-based number, total_lines of the file, and"
-    " has_more. Read-only. Use a search tool first if you do not know the path.",
-    READ_LINES_EXAMPLES,
-)
-
-
-# What a learner whose validator gets a row wrong should think about (learner-facing, Chinese).
-_LEARNER_HINTS: dict[str, str] = {
-    "not an object": "先确认 args 是 dict；整体不是对象时不写 field。",
-    "count missing": "三个字段都必填：缺哪个就报哪个，code 为 missing_field。",
-    "everything missing": "缺多个字段时，按 path、start、count 的顺序报第一个。",
-    "a misspelt field": "additionalProperties: false：多出的字段（多半是拼错的）报 unknown_field。",
-    "line 0 (0-based thinking)": "行号从 1 开始：start 为 0 是 invalid_range。",
-    "a negative line": "start 的下限是 1：负数也是 invalid_range。",
-    "a line beyond JSON's exact integers": (
-        "start 最大是 2**53 - 1：更大的整数在很多 JSON 实现里不精确。"
-    ),
-    "count 0": "count 的范围是 1 到 20。",
-    "count above the cap": "count 最多 20：maximum 防止一次读入太多。",
-    "an integer written as a string": "'1' 是字符串：不要悄悄转换成整数，报 invalid_type。",
-    "true as an integer": (
-        "bool 是 int 的子类：isinstance(True, int) 为 True，要用 type(x) is int。"
-    ),
-    "false as an integer": "False 同样是 int 的子类，也要拒绝。",
-    "a float": "浮点数不是整数：type(1.5) is int 为 False。",
-    "a whole float": "2.0 == 2，但契约要的是 JSON 整数：看类型，不看值。",
-    "null for a line": "null（None）也不是整数。",
-    "a path that is a number": "path 必须是字符串：先查类型，再查内容。",
-    "an empty path": "空字符串不是路径：code 为 invalid_path。",
-    "a whitespace path": "只有空白的路径也无效：用 path.strip() 判断。",
-    "a path longer than the cap": "路径最长 4096 个字符。",
-    "missing beats wrong type": (
-        "固定顺序：整体、缺失字段、多余字段，再按 path、start、count 查类型和范围。"
-    ),
-}
-
-
-def verdict_of(result: Any) -> dict[str, str] | None:
-    """The comparable part of a validator's answer: ``None`` or ``{"code", "field"?}``.
-
-    Accepts a :class:`ContractError`, an error dict (extra keys such as ``message`` are
-    ignored) or ``None``, so library validators and learners' validators compare alike.
-    """
-    if result is None:
-        return None
-    if isinstance(result, ContractError):
-        result = {"code": result.code, **result.fields}
-    verdict = {"code": result["code"]}
-    if result.get("field") is not None:
-        verdict["field"] = result["field"]
-    return verdict
-
-
-def validator_cases() -> tuple[Case, ...]:
-    """The shared table as learner check cases: ``validate(args)`` -> None or an error dict."""
-    cases = []
-    for example in READ_LINES_EXAMPLES:
-        expected = verdict_of(
-            None if example.code is None else {"code": example.code, "field": example.field}
-        )
-        hint = _LEARNER_HINTS.get(example.name, "这是合法的调用：返回 None。")
-        cases.append(Case(example.name, (example.args,), expected, hint))
-    return tuple(cases)

@@ -14,25 +14,28 @@ chapter 03 sharpens it:
 - two audiences, two records: the envelope is what the MODEL reads (concise, no machine
   details); a :class:`LogRecord` is what the OPERATOR reads (exception class, errno,
   resolved path, timing). A station attaches internal details with
-  ``ContractError(..., log={...})``; :func:`failure` hands them to the log channel
-  (:func:`capture_log_details`) and never to the envelope;
-- :func:`next_step` and :data:`DECISION_TABLE`: what a caller should do after each code
-  (fix the input, search first, retry with backoff, check authorization, verify the state,
-  or stop).
+  ``ContractError(..., log={...})``; the road (:mod:`tutorial_lib.core.road`) copies the
+  details of the one error that became the result into the log record
+  (:func:`log_details`), never into the envelope;
+- :data:`NextStep`, :func:`next_step` and :data:`DECISION_TABLE`: the one vocabulary for
+  "what next" after a failure (fix the input, search first, retry with backoff, check
+  authorization, verify the state, stop with an unknown outcome, or stop), shared by the
+  error contract and the retry policy (:mod:`tutorial_lib.core.retry`).
+
+The catalogue is immutable and is the only place codes are declared: the envelope schema's
+``code`` enum and the decision table are derived from it.
 """
 
 from __future__ import annotations
 
-import contextvars
 import errno as errno_module
 import hashlib
 import json
 import math
-import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from types import MappingProxyType
+from typing import Any, Literal, TypedDict, Union
 
 __all__ = [
     "CATALOGUE",
@@ -40,13 +43,24 @@ __all__ = [
     "ENVELOPE_SCHEMA",
     "SCHEMA_VERSION",
     "STEPS",
+    "CodeInfo",
     "ContractError",
     "DecisionRow",
+    "Envelope",
+    "ErrorObject",
+    "FailureEnvelope",
     "LogRecord",
-    "capture_log_details",
+    "NextStep",
+    "NextTool",
+    "OperationState",
+    "Retry",
+    "SuccessEnvelope",
     "digest_arguments",
+    "dumps",
     "exception_details",
     "failure",
+    "json_safe",
+    "log_details",
     "next_step",
     "oserror_details",
     "success",
@@ -68,8 +82,9 @@ class CodeInfo:
     meaning: str
 
 
-#: Every error code a tool may return, with its default retry advice.
-CATALOGUE: dict[str, CodeInfo] = {
+#: Every error code a tool may return, with its default retry advice. Read-only: a chapter
+#: that needs a new code adds it here, in the source, so the schema and table agree.
+CATALOGUE: Mapping[str, CodeInfo] = MappingProxyType({
     "invalid_type": CodeInfo("after_input_correction", "a value has the wrong JSON type"),
     "missing_field": CodeInfo("after_input_correction", "a required argument is missing"),
     "unknown_field": CodeInfo("after_input_correction", "an argument the tool does not accept"),
@@ -109,75 +124,172 @@ CATALOGUE: dict[str, CodeInfo] = {
         "the cursor was altered, expired, or issued for another query: call again without"
         " cursor to restart from the first page",
     ),
-}
+})
+
+#: The values of ``retry`` and ``operation_state``, in the order the schema lists them.
+RETRY_VALUES: tuple[Retry, ...] = (
+    "never",
+    "after_input_correction",
+    "with_backoff",
+    "after_status_check",
+    "after_authorization",
+)
+OPERATION_STATES: tuple[OperationState, ...] = ("not_applied", "applied", "unknown")
+
+
+class NextTool(TypedDict):
+    """A callable entry: the exact tool call that comes next."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+class _ErrorRequired(TypedDict):
+    code: str
+    message: str
+    operation_state: OperationState
+    retry: Retry
+
+
+class ErrorObject(_ErrorRequired, total=False):
+    """The ``error`` of a failure envelope; fields that do not apply are absent."""
+
+    field: str
+    received: Any
+    expected: Any
+    allowed_values: list[Any]
+    suggestion: str
+    next_tool: NextTool
+
+
+class SuccessEnvelope(TypedDict):
+    """``{"schema_version": 1, "ok": True, "tool": ..., "data": {...}}``."""
+
+    schema_version: int
+    ok: Literal[True]
+    tool: str
+    data: dict[str, Any]
+
+
+class FailureEnvelope(TypedDict):
+    """``{"schema_version": 1, "ok": False, "tool": ..., "error": {...}}``."""
+
+    schema_version: int
+    ok: Literal[False]
+    tool: str
+    error: ErrorObject
+
+
+#: What every tool returns.
+Envelope = Union[SuccessEnvelope, FailureEnvelope]
+
+_UNSET: Any = object()
 
 
 class ContractError(Exception):
     """A contract violation or failure, carried as a value and turned into an envelope.
 
-    Raised inside a tool's stations and caught at the end of the road, so a station can
-    stop the call with one line; it never escapes the tool.
+    Raised by a tool's business check or execution (or by a station) and caught by the
+    road, so any step can stop the call with one line; it never escapes the road.
 
-    ``fields`` become the model-facing error (see :meth:`to_dict`). ``log`` holds internal
-    details for the operator (exception class, errno, resolved path, sizes...): they go to
-    the :class:`LogRecord` through :func:`failure`, never into :meth:`to_dict`. A station
-    that knows more may add to ``error.log`` before re-raising.
+    The keyword arguments are the model-facing error fields (see :meth:`to_dict`); a
+    misspelt one (``sugestion=``) is a ``TypeError``, not a silently lost hint.
+    ``received`` may be None (the model sent null); leave it out when nothing was received.
+    ``retry`` overrides the code's default advice. ``operation_state`` is the real state of
+    the operation when this error ended it (``"unknown"`` after a lost reply).
+    ``log`` holds internal details for the operator (exception class, errno, resolved
+    path, sizes...): the road copies them into the :class:`LogRecord`, never into the
+    envelope. A step that knows more may add to ``error.log`` before re-raising.
     """
 
     def __init__(
-        self, code: str, message: str, *, log: Mapping[str, Any] | None = None, **fields: Any
+        self,
+        code: str,
+        message: str,
+        *,
+        field: str | None = None,
+        received: Any = _UNSET,
+        expected: Any = _UNSET,
+        allowed_values: list[Any] | None = None,
+        suggestion: str | None = None,
+        next_tool: NextTool | None = None,
+        retry: Retry | None = None,
+        operation_state: OperationState = "not_applied",
+        log: Mapping[str, Any] | None = None,
     ) -> None:
         if code not in CATALOGUE:
             raise ValueError(f"unknown error code {code!r}: add it to CATALOGUE first")
+        if retry is not None and retry not in RETRY_VALUES:
+            raise ValueError(f"unknown retry advice {retry!r}; one of {RETRY_VALUES}")
+        if operation_state not in OPERATION_STATES:
+            raise ValueError(f"unknown operation_state {operation_state!r}")
         super().__init__(message)
         self.code = code
         self.message = message
-        self.fields = fields
+        self.operation_state: OperationState = operation_state
+        given = {
+            "field": field,
+            "received": received,
+            "expected": expected,
+            "allowed_values": allowed_values,
+            "suggestion": suggestion,
+            "next_tool": next_tool,
+            "retry": retry,
+        }
+        #: The model-facing fields that were given, by name (``received`` even when None).
+        self.fields: dict[str, Any] = {
+            key: value
+            for key, value in given.items()
+            if value is not _UNSET and (value is not None or key == "received")
+        }
         self.log: dict[str, Any] = dict(log or {})
 
-    def to_dict(self, operation_state: OperationState = "not_applied") -> dict[str, Any]:
-        """The ``error`` object of a failure envelope."""
+    def to_dict(self, operation_state: OperationState | None = None) -> ErrorObject:
+        """The ``error`` object of a failure envelope (state: this error's, unless given)."""
         error: dict[str, Any] = {"code": self.code, "message": self.message}
         for key in ("field", "received", "expected", "allowed_values", "suggestion", "next_tool"):
             if key in self.fields:
                 value = self.fields[key]
                 error[key] = json_safe(value) if key == "received" else value
-        error["operation_state"] = operation_state
+        error["operation_state"] = operation_state or self.operation_state
         error["retry"] = self.fields.get("retry", CATALOGUE[self.code].retry)
-        return error
+        return error  # type: ignore[return-value]
 
     def __repr__(self) -> str:
         return f"ContractError({self.code!r}, {self.message!r})"
 
 
-def success(tool: str, data: dict[str, Any]) -> dict[str, Any]:
+def success(tool: str, data: dict[str, Any]) -> SuccessEnvelope:
     """A success envelope."""
     return {"schema_version": SCHEMA_VERSION, "ok": True, "tool": tool, "data": data}
 
 
 def failure(
-    tool: str, error: ContractError, operation_state: OperationState = "not_applied"
-) -> dict[str, Any]:
-    """A failure envelope; ``operation_state`` must be the real state of the operation.
+    tool: str, error: ContractError, operation_state: OperationState | None = None
+) -> FailureEnvelope:
+    """A failure envelope; the state is the error's own unless ``operation_state`` is given.
 
-    The error's internal ``log`` details go to the active log channel (see
-    :func:`capture_log_details`), if any; the envelope never contains them. Called inside
-    an ``except`` block, it also logs the exception being handled (class, errno), unless
-    the error's log already names one.
+    The error's internal ``log`` never enters the envelope (see :func:`log_details`).
     """
-    sink = _LOG_DETAILS.get()
-    if sink is not None:
-        details = {"code": error.code, **error.log}
-        handled = sys.exc_info()[1]
-        if handled is not None and handled is not error and "exception_class" not in details:
-            details.update(exception_details(handled))
-        sink.append(details)
     return {
         "schema_version": SCHEMA_VERSION,
         "ok": False,
         "tool": tool,
         "error": error.to_dict(operation_state),
     }
+
+
+def log_details(error: ContractError) -> dict[str, Any]:
+    """What the operator's log keeps of the error that became a call's result.
+
+    The error's own ``log``, plus the class (and errno) of the exception it was raised
+    from or while handling, unless the ``log`` already names one.
+    """
+    details = dict(error.log)
+    cause = error.__cause__ or error.__context__
+    if cause is not None and "exception_class" not in details:
+        details.update(exception_details(cause))
+    return details
 
 
 def json_safe(value: Any, _depth: int = 0) -> Any:
@@ -223,16 +335,8 @@ def _error_schema() -> dict[str, Any]:
             "received": {},
             "expected": {},
             "allowed_values": {"type": "array"},
-            "operation_state": {"enum": ["not_applied", "applied", "unknown"]},
-            "retry": {
-                "enum": [
-                    "never",
-                    "after_input_correction",
-                    "with_backoff",
-                    "after_status_check",
-                    "after_authorization",
-                ]
-            },
+            "operation_state": {"enum": list(OPERATION_STATES)},
+            "retry": {"enum": list(RETRY_VALUES)},
             "suggestion": {"type": "string"},
             "next_tool": {
                 "type": "object",
@@ -282,26 +386,6 @@ def dumps(envelope: dict[str, Any]) -> str:
 
 # --------------------------------------------------------------------------- the internal log
 
-_LOG_DETAILS: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar(
-    "tutorial_lib_log_details", default=None
-)
-
-
-@contextmanager
-def capture_log_details() -> Iterator[list[dict[str, Any]]]:
-    """Collect the internal details of every :func:`failure` built inside the block.
-
-    The pipeline opens this channel around a tool's handler; each failure envelope built
-    inside appends ``{"code": ..., **error.log}``. Outside such a block, details are dropped
-    (a tool called directly has no operator log).
-    """
-    sink: list[dict[str, Any]] = []
-    token = _LOG_DETAILS.set(sink)
-    try:
-        yield sink
-    finally:
-        _LOG_DETAILS.reset(token)
-
 
 def exception_details(exc: BaseException) -> dict[str, Any]:
     """What the log keeps of an exception: its class, and for an OSError its errno."""
@@ -339,6 +423,9 @@ class LogRecord:
     - ``outcome``: ``"ok"``, the error code, or for a result outside the contract
       ``"nonconforming"`` (chapter 03's bare tools) or ``"bug"`` (a handler that raised or
       returned a malformed envelope: the pipeline re-raises after logging);
+    - ``station``: the station of the road where the call ended (``"find_tool"``,
+      ``"schema_check"``, ``"business_check"``, ``"authorization"``, ``"confirmation"``,
+      ``"execution"`` for a call that ran, ``"envelope_check"`` for a bug);
     - ``operation_state``: the real state: ``"applied"`` for a success (the call ran;
       for a read: the read was done), the envelope's value for a failure, None if unknown
       to the pipeline;
@@ -354,6 +441,7 @@ class LogRecord:
     outcome: str
     operation_state: OperationState | None
     elapsed_ms: float
+    station: str = "execution"
     exception_class: str | None = None
     errno: int | None = None
     errno_name: str | None = None
@@ -376,26 +464,42 @@ class LogRecord:
 # --------------------------------------------------------------------------- next steps
 
 NextStep = Literal[
-    "fix_input", "search_first", "retry_with_backoff", "check_authorization", "verify_state", "stop"
+    "fix_input",
+    "search_first",
+    "retry_with_backoff",
+    "check_authorization",
+    "verify_state",
+    "stop_unknown",
+    "stop",
 ]
 
-#: The six next steps, each with what the caller does.
-STEPS: dict[str, str] = {
-    "fix_input": "correct the named argument (see field, expected/allowed_values), then call again",
-    "search_first": "the target does not exist: search for the right one, then call again",
-    "retry_with_backoff": "transient: retry the same call after a pause, a bounded number of times",
-    "check_authorization": "access was refused: ask for permission; other arguments will not help",
-    "verify_state": "the outcome is unknown: check the real state before doing anything else",
-    "stop": "retrying cannot help: report the failure to the user and stop",
-}
+#: The next steps, each with what the caller does. :func:`next_step` chooses among the
+#: first six from an error alone; the retry policy (:mod:`tutorial_lib.core.retry`), which
+#: also knows whether the state can still be verified, may choose ``stop_unknown``.
+STEPS: Mapping[NextStep, str] = MappingProxyType(
+    {
+        "fix_input": "correct the named argument (see field, expected/allowed_values),"
+        " then call again",
+        "search_first": "the target does not exist: search for the right one, then call again",
+        "retry_with_backoff": "transient: retry the same call after a pause,"
+        " a bounded number of times",
+        "check_authorization": "access was refused: ask for permission;"
+        " other arguments will not help",
+        "verify_state": "the outcome is unknown: check the real state before doing"
+        " anything else",
+        "stop_unknown": "the outcome is unknown and cannot be checked now: report it as"
+        " unknown, with the status check to run, and stop sending",
+        "stop": "retrying cannot help: report the failure to the user and stop",
+    }
+)
 
-_STEP_OF_RETRY: dict[str, NextStep] = {
+_STEP_OF_RETRY: Mapping[str, NextStep] = MappingProxyType({
     "after_input_correction": "fix_input",
     "with_backoff": "retry_with_backoff",
     "after_authorization": "check_authorization",
     "after_status_check": "verify_state",
     "never": "stop",
-}
+})
 
 
 def next_step(error: Mapping[str, Any]) -> NextStep:

@@ -1,15 +1,20 @@
 """The one road every tool call travels, written out in one function: :func:`call_tool`.
 
-    name -> find the tool (unknown_tool)
-         -> stations: authorization (chapter 06), confirmation (chapter 07); none yet
-         -> the tool's handler: schema check -> business check -> execution -> envelope
-         -> check the envelope against contracts.ENVELOPE_SCHEMA (a bad one is a bug)
-         -> one LogRecord for the operator (never shown to the model)
+    1. find_tool        the registry knows the name?            (unknown_tool)
+    2. schema_check     the arguments match the tool's own input_schema
+    3. business_check   the tool's check: what no schema can see
+    4. authorization    stations of that slot (chapter 06)
+    5. confirmation     stations of that slot (chapter 07)
+    6. execution        the tool's execute: data, or a ContractError
+    7. envelope_check   the result validates against ENVELOPE_SCHEMA (else: a bug)
+    +  one LogRecord for the operator, naming the station where the call ended
 
-A *station* is a callable ``station(spec, args, root)`` that returns None to let the call
-through or raises :class:`~tutorial_lib.core.contracts.ContractError` to stop it; the call then
-ends with that error's failure envelope (``operation_state: "not_applied"``: the handler
-never ran). The list is empty until later chapters add stations.
+Every station after the schema check sees *validated* arguments, as a read-only mapping:
+a station can never be handed ``'not-an-object'``. A :class:`Station` (authorization,
+confirmation) returns None to let the call through or raises
+:class:`~tutorial_lib.core.contracts.ContractError` to stop it; the call then ends with
+that error's failure envelope and ``operation_state: "not_applied"``: execution never ran.
+A station that raises anything else is a bug, and the road says so (it re-raises).
 
 Timing uses an injectable ``clock`` (seconds, like :func:`time.perf_counter`), so the log
 of a test or a notebook is the same on every run: pass a :class:`StepClock`.
@@ -17,44 +22,95 @@ of a test or a notebook is the same on every run: pass a :class:`StepClock`.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import functools
 import json
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
 
 from tutorial_lib.core.contracts import (
+    CATALOGUE,
     ENVELOPE_SCHEMA,
     ContractError,
+    Envelope,
     LogRecord,
-    capture_log_details,
+    OperationState,
     digest_arguments,
     failure,
+    log_details,
+    success,
 )
 from tutorial_lib.core.tools import NAME_PATTERN, Registry, ToolSpec
 
-__all__ = ["MalformedEnvelope", "Station", "StepClock", "call_tool"]
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
-#: A station between finding the tool and running it: return None, or raise ContractError.
-Station = Callable[[ToolSpec, Any, Any], None]
+__all__ = [
+    "ROAD",
+    "MalformedEnvelope",
+    "Station",
+    "StationSlot",
+    "StepClock",
+    "ToolCall",
+    "bare_error",
+    "call_tool",
+]
+
+#: The stations of the road, in the order a call passes them.
+ROAD: tuple[str, ...] = (
+    "find_tool",
+    "schema_check",
+    "business_check",
+    "authorization",
+    "confirmation",
+    "execution",
+    "envelope_check",
+)
+
+#: The slots where a chapter plugs in its own stations.
+StationSlot = Literal["authorization", "confirmation"]
 
 #: The ``tool`` field of an unknown_tool failure when the requested name is not even a
 #: valid tool name (the envelope's ``tool`` must match the naming rule).
 UNNAMED_TOOL = "unknown"
 
-_ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
-
 
 class MalformedEnvelope(RuntimeError):
-    """A handler returned something that is not a valid result envelope: a bug to fix."""
+    """A tool or station broke the contract (raised, or returned no valid envelope): a bug."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """What a station sees: the tool, its validated arguments, what the business check
+    returned (``checked``). ``arguments`` is read-only."""
+
+    tool: ToolSpec
+    arguments: Mapping[str, Any]
+    checked: Any = None
+
+
+@dataclass(frozen=True)
+class Station:
+    """A named station of the road: ``check(call)`` returns None or raises ContractError.
+
+    ``slot`` says where on the road it stands (``"authorization"`` before
+    ``"confirmation"``); within a slot, stations run in the order given to
+    :func:`call_tool`.
+    """
+
+    name: str
+    slot: StationSlot
+    check: Callable[[ToolCall], None]
 
 
 class StepClock:
     """A fake clock for deterministic logs: each reading advances by ``step_ms``.
 
-    The pipeline reads the clock twice per call, so every call lasts exactly ``step_ms``.
+    The road reads the clock twice per call, so every call lasts exactly ``step_ms``.
     """
 
     def __init__(self, step_ms: float = 1.0) -> None:
@@ -67,70 +123,133 @@ class StepClock:
         return now
 
 
+@dataclass(frozen=True)
+class _Ended:
+    """How a call left the road: its result, the station, the error that ended it."""
+
+    result: Any
+    station: str
+    error: ContractError | None = None
+
+
 def call_tool(
     registry: Registry,
     name: Any,
     args: Any,
     *,
-    root: Any,
     log: list[LogRecord] | None = None,
     clock: Callable[[], float] = time.perf_counter,
     stations: Sequence[Station] = (),
-    check_envelope: bool = True,
-) -> dict[str, Any]:
+) -> Envelope:
     """Call tool ``name`` with the model's raw ``args``; return the envelope the model sees.
 
-    ``root`` is passed to the handler (the workspace of file tools). ``log``, if given,
-    receives one :class:`LogRecord` per call. ``stations`` run in order before the handler.
-    ``check_envelope=False`` is only for chapter 03's deliberately bare tools, whose
-    failures are not envelopes; everything else is checked, and a handler that raises or
-    returns a malformed envelope is a bug: the call is logged as ``"bug"`` and the error
-    raised (:class:`MalformedEnvelope`), never turned into a polite result.
+    The call passes the stations of :data:`ROAD` in order (see the module docstring).
+    ``log``, if given, receives one :class:`LogRecord` per call. ``stations`` are sorted
+    into their slots. A tool that raises anything but ``ContractError``, or returns a
+    malformed envelope, is a bug: the call is logged as ``"bug"`` and
+    :class:`MalformedEnvelope` raised, never turned into a polite result.
     """
     started = clock()
-    with capture_log_details() as details:
-        try:
-            result = _road(registry, name, args, root, stations)
-            if check_envelope:
-                _check(result, name)
-        except Exception as exc:
-            if log is not None:
-                log.append(_record(name, args, "bug", None, clock() - started, details, type(exc)))
-            raise
+    try:
+        ended = _travel(registry, name, args, stations)
+    except Exception as exc:
+        if log is not None:
+            station = getattr(exc, "station", "execution")
+            log.append(
+                _record(name, args, "bug", None, clock() - started, station, None, type(exc))
+            )
+        raise
     if log is not None:
-        outcome, state = _outcome(result)
-        log.append(_record(name, args, outcome, state, clock() - started, details, None))
-    return result
+        outcome, state = _outcome(ended.result)
+        log.append(
+            _record(
+                name, args, outcome, state, clock() - started, ended.station, ended.error, None
+            )
+        )
+    return ended.result  # type: ignore[no-any-return]
 
 
-def _road(
-    registry: Registry, name: Any, args: Any, root: Any, stations: Sequence[Station]
-) -> dict[str, Any]:
-    """Find the tool, pass the stations, run the handler."""
-    # 1. the tool: a name the registry does not know is the model's mistake, not a crash
+def _travel(
+    registry: Registry, name: Any, args: Any, stations: Sequence[Station]
+) -> _Ended:
+    # 1. find the tool: a name the registry does not know is the model's mistake
     if not (isinstance(name, str) and name in registry):
-        return failure(_tool_field(name), _unknown_tool(registry, name))
-    spec = registry.get(name)
-    # 2. the stations: authorization (chapter 06), confirmation (chapter 07)
-    for station in stations:
+        error = _unknown_tool(registry, name)
+        return _Ended(failure(_tool_field(name), error), "find_tool", error)
+    tool = registry.get(name)
+    if tool.execute is None:
+        raise _bug("find_tool", f"{tool.name} has no execute step: it cannot be called")
+    # 2. schema check: the tool's own input_schema; nothing after it sees raw arguments
+    error = tool.arguments.validate(args)
+    if error is not None:
+        return _ended(tool, error, "schema_check")
+    arguments: Mapping[str, Any] = MappingProxyType(args)
+    with contextlib.ExitStack() as cleanup:
+        # 3. business check: what no schema can see; it may hand over what it opened
         try:
-            station(spec, args, root)
+            checked = tool.check(tool.context, arguments)
         except ContractError as exc:
-            return failure(spec.name, exc)  # the handler never ran: not_applied is true
-    # 3. the handler: schema check -> business check -> execution -> envelope
-    if spec.handler is None:
-        raise MalformedEnvelope(f"{spec.name} has no handler: it cannot be called")
-    return spec.handler(root, args)
+            return _ended(tool, exc, "business_check")
+        if isinstance(checked, contextlib.AbstractContextManager):
+            cleanup.enter_context(checked)  # closed whatever happens next
+        call = ToolCall(tool, arguments, checked)
+        # 4-5. authorization, then confirmation (chapters 06 and 07 add the stations)
+        for slot in ("authorization", "confirmation"):
+            for station in (s for s in stations if s.slot == slot):
+                try:
+                    station.check(call)
+                except ContractError as exc:
+                    return _ended(tool, exc, slot, "not_applied")  # execution never ran
+                except Exception as exc:
+                    raise _bug(slot, f"station {station.name!r} raised {exc!r}") from exc
+        # 6. execution
+        try:
+            data = tool.execute(tool.context, arguments, checked)
+        except ContractError as exc:
+            return _ended(tool, exc, "execution")
+    # 7. envelope check
+    result = success(tool.name, data)
+    _check(result, tool.name)
+    return _Ended(result, "execution")
+
+
+def _ended(
+    tool: ToolSpec, error: ContractError, station: str, state: OperationState | None = None
+) -> _Ended:
+    envelope = failure(tool.name, error, state)
+    if tool.error_style == "bare":
+        return _Ended(bare_error(error.code), station, error)
+    _check(envelope, tool.name)
+    return _Ended(envelope, station, error)
+
+
+def bare_error(code: str) -> dict[str, str]:
+    """Chapter 03's bare style of a failure: one upper-case word, nothing else.
+
+    Argument problems (codes whose advice is ``after_input_correction``) all become
+    ``INVALID_ARGUMENT``; everything else becomes ``INTERNAL_ERROR``.
+    """
+    if CATALOGUE[code].retry == "after_input_correction":
+        return {"error": "INVALID_ARGUMENT"}
+    return {"error": "INTERNAL_ERROR"}
+
+
+def _bug(station: str, message: str) -> MalformedEnvelope:
+    exc = MalformedEnvelope(message)
+    exc.station = station  # type: ignore[attr-defined]
+    return exc
 
 
 def _unknown_tool(registry: Registry, name: Any) -> ContractError:
     names = registry.names
-    fields: dict[str, Any] = {"received": name, "allowed_values": names}
     close = difflib.get_close_matches(name, names, n=1) if isinstance(name, str) else []
-    if close:  # a suggestion only when one name is clearly meant
-        fields["suggestion"] = f"did you mean {close[0]!r}?"
     return ContractError(
-        "unknown_tool", "no tool of this name; call one of the listed tools", **fields
+        "unknown_tool",
+        "no tool of this name; call one of the listed tools",
+        received=name,
+        allowed_values=names,
+        # a suggestion only when one name is clearly meant
+        suggestion=f"did you mean {close[0]!r}?" if close else None,
     )
 
 
@@ -138,19 +257,26 @@ def _tool_field(name: Any) -> str:
     return name if isinstance(name, str) and NAME_PATTERN.fullmatch(name) else UNNAMED_TOOL
 
 
+@functools.cache
+def _envelope_validator() -> Validator:
+    from jsonschema import Draft202012Validator  # on first use: keeps `import` light
+
+    return Draft202012Validator(ENVELOPE_SCHEMA)
+
+
 def _check(result: Any, name: str) -> None:
     """The envelope must validate, serialize as strict JSON and name the tool called."""
     if not isinstance(result, dict):
-        raise MalformedEnvelope(f"{name} returned {type(result).__name__}, not an envelope")
-    errors = sorted(_ENVELOPE.iter_errors(result), key=lambda e: list(e.path))
+        raise _bug("envelope_check", f"{name} returned {type(result).__name__}, not an envelope")
+    errors = sorted(_envelope_validator().iter_errors(result), key=lambda e: list(e.path))
     if errors:
-        raise MalformedEnvelope(f"{name} returned a malformed envelope: {errors[0].message}")
+        raise _bug("envelope_check", f"{name} returned a malformed envelope: {errors[0].message}")
     try:
         json.dumps(result, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise MalformedEnvelope(f"{name} returned an envelope that is not JSON: {exc}") from None
+        raise _bug("envelope_check", f"{name} returned an envelope that is not JSON: {exc}") from None
     if result["tool"] != _tool_field(name):
-        raise MalformedEnvelope(f"{name} returned an envelope of tool {result['tool']!r}")
+        raise _bug("envelope_check", f"{name} returned an envelope of tool {result['tool']!r}")
 
 
 def _outcome(result: Any) -> tuple[str, Any]:
@@ -172,12 +298,14 @@ def _record(
     outcome: str,
     state: Any,
     elapsed_s: float,
-    details: list[dict[str, Any]],
+    station: str,
+    error: ContractError | None,
     raised: type[BaseException] | None,
 ) -> LogRecord:
-    last = dict(details[-1]) if details else {}  # the failure that became the result
-    last.pop("code", None)
-    known = {key: last.pop(key) for key in _KNOWN_DETAILS if key in last}
+    # Only the error that became the result speaks in the log: a failure a tool
+    # recovered from (it tried one file, then another) leaves no trace here.
+    details = log_details(error) if error is not None else {}
+    known = {key: details.pop(key) for key in _KNOWN_DETAILS if key in details}
     if raised is not None:
         known["exception_class"] = raised.__name__
     return LogRecord(
@@ -187,6 +315,7 @@ def _record(
         outcome=outcome,
         operation_state=state,
         elapsed_ms=round(elapsed_s * 1000, 3),
-        details=last,
+        station=station,
+        details=details,
         **known,
     )

@@ -1,41 +1,62 @@
-"""Tool specifications and a registry: what a model sees of a tool, in one typed place.
+"""Tool declarations and a registry: what a model sees of a tool, and what runs it.
 
-A :class:`ToolSpec` holds everything the model decides from (name, title, description,
-argument schema, result schema) plus behaviour annotations with MCP's meanings and
-defaults, and the handler that executes a call. A :class:`Registry` enforces the naming
-rules (1-128 characters of ``A-Za-z0-9_.-``, unique) and calls tools by name.
+A :class:`ToolSpec` declares a tool once: what the model decides from (name, title,
+description, argument schema, result schema), behaviour annotations with MCP's meanings
+and defaults, and the two steps of the road that belong to the tool itself:
 
-Annotations are *hints* for clients and models, not guarantees: a tool that says
+- ``check(context, args)``: the *business check*, what no schema can see (the file is
+  inside the workspace, the PR exists...). It returns what it verified (an open file, a
+  parsed value), which execution receives, or raises a ``ContractError``;
+- ``execute(context, args, checked)``: the work. It returns the ``data`` of a success
+  envelope, or raises a ``ContractError`` (with ``operation_state="unknown"`` when the
+  outcome is not known).
+
+Both see arguments the road already validated against ``input_schema``: a handler never
+validates again. ``context`` is what a tool needs to reach the world (a workspace root, a
+client, a store). It is given once, when the registry is built (:meth:`ToolSpec.bind`),
+never on each call.
+
+A :class:`Registry` enforces the naming rules (1-128 characters of ``A-Za-z0-9_.-``,
+unique). Annotations are *hints* for clients and models, not guarantees: a tool that says
 ``read_only=True`` must still be read-only in its code, and a client must not trust the
 hint from an untrusted server (MCP says the same).
 """
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["Annotations", "Registry", "ToolSpec", "NAME_PATTERN", "bound_handler"]
+from tutorial_lib.core.arguments import ArgumentContract, ValueErrorTranslator
+from tutorial_lib.core.contracts import ContractError
+
+__all__ = [
+    "GITHUB_READ_ONLY",
+    "GITHUB_WRITE",
+    "LOCAL_WRITE",
+    "NAME_PATTERN",
+    "READ_ONLY_LOCAL",
+    "Annotations",
+    "BusinessCheck",
+    "ErrorStyle",
+    "Execute",
+    "Registry",
+    "ToolSpec",
+]
 
 #: MCP's rule for tool names.
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
 
-Handler = Callable[..., dict[str, Any]]
-
-
-def bound_handler(function: Callable[[Any, Any], dict[str, Any]], context: Any) -> Handler:
-    """A ``handler(root, args)`` that calls ``function(context, args)``.
-
-    For tools that talk to a service (a client, a cursor key...) instead of a workspace:
-    the pipeline passes ``root``, which they ignore.
-    """
-
-    def handler(root: Any, args: Any) -> dict[str, Any]:
-        return function(context, args)
-
-    return handler
+#: ``check(context, args) -> checked``: the business check; raises ContractError to refuse.
+BusinessCheck = Callable[[Any, Mapping[str, Any]], Any]
+#: ``execute(context, args, checked) -> data``: raises ContractError on failure.
+Execute = Callable[[Any, Mapping[str, Any], Any], dict[str, Any]]
+#: ``"rich"``: failures are contract envelopes. ``"bare"``: chapter 03's counter-example,
+#: failures reduced to one upper-case word (see :mod:`tutorial_lib.examples.tasks`).
+ErrorStyle = Literal["rich", "bare"]
 
 
 @dataclass(frozen=True)
@@ -67,17 +88,31 @@ class Annotations:
         }
 
 
-#: Annotations of a tool that only reads the local workspace.
+#: Only reads the local workspace.
 READ_ONLY_LOCAL = Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
+#: Changes local state, destroys nothing, the same call twice changes nothing more.
+LOCAL_WRITE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=False)
+#: Read-only, but reaching a remote service.
+GITHUB_READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True, open_world=True)
+#: Creates something remote (not read-only), never destroys, idempotent with the same key.
+GITHUB_WRITE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
+
+
+def _no_check(context: Any, args: Mapping[str, Any]) -> None:
+    return None
 
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """One tool as a model sees it, plus the handler that runs it.
+    """One tool, declared once: what the model sees, and the tool's own steps of the road.
 
-    ``input_schema`` is a JSON Schema (draft 2020-12) object schema; ``output_schema``
-    describes ``data`` of a success envelope (None if not declared). ``handler`` is called
-    as ``handler(root, args)`` and returns a result envelope.
+    ``input_schema`` is a JSON Schema (draft 2020-12) object schema: the road's schema check
+    validates against it, strictly (:class:`~tutorial_lib.core.arguments.ArgumentContract`),
+    with ``value_error`` wording the tool's own value errors and ``object_message`` the
+    "not an object" error. ``output_schema`` describes ``data`` of a success (None if not
+    declared). ``check`` and ``execute`` see validated arguments (see the module
+    docstring); a spec without ``execute`` can be linted and exported but not called.
+    ``context`` is bound with :meth:`bind` when the registry is built.
     """
 
     name: str
@@ -86,7 +121,14 @@ class ToolSpec:
     input_schema: dict[str, Any]
     annotations: Annotations = field(default_factory=Annotations)
     output_schema: dict[str, Any] | None = None
-    handler: Handler | None = field(default=None, compare=False, repr=False)
+    execute: Execute | None = field(default=None, compare=False, repr=False)
+    check: BusinessCheck = field(default=_no_check, compare=False, repr=False)
+    value_error: ValueErrorTranslator | None = field(default=None, compare=False, repr=False)
+    object_message: str | None = field(default=None, compare=False, repr=False)
+    error_style: ErrorStyle = "rich"
+    context: Any = field(default=None, compare=False, repr=False)
+    #: The schema check, derived from ``input_schema`` (not an argument).
+    arguments: ArgumentContract = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not NAME_PATTERN.fullmatch(self.name):
@@ -97,12 +139,55 @@ class ToolSpec:
             raise ValueError(f"{self.name}: input_schema must be a JSON Schema of type 'object'")
         if not self.description.strip():
             raise ValueError(f"{self.name}: a tool needs a description")
+        contract = ArgumentContract(
+            self.name,
+            self.input_schema,
+            self.value_error or _generic_value_error,
+            object_message=self.object_message,
+        )
+        object.__setattr__(self, "arguments", contract)
+
+    def bind(self, context: Any) -> ToolSpec:
+        """This tool with ``context`` (workspace root, client, store...) for every call.
+
+        The schema check is shared, not rebuilt: binding is cheap.
+        """
+        bound = copy.copy(self)
+        object.__setattr__(bound, "context", context)
+        return bound
+
+    def with_error_style(self, style: ErrorStyle) -> ToolSpec:
+        """This tool with its failures presented in ``style`` (successes unchanged)."""
+        changed = copy.copy(self)
+        object.__setattr__(changed, "error_style", style)
+        return changed
+
+
+def _generic_value_error(name: str, value: Any, error: Any) -> ContractError:
+    """Fallback wording for a tool that declares no value translator."""
+    keyword = str(error.validator)
+    if keyword == "enum":
+        return ContractError(
+            "invalid_value",
+            f"'{name}' must be one of the allowed values",
+            field=name,
+            received=value,
+            allowed_values=list(error.validator_value),
+        )
+    code = "invalid_range" if keyword in ("minimum", "maximum") else "invalid_value"
+    return ContractError(
+        code,
+        f"'{name}' is not accepted: {keyword} {error.validator_value!r}",
+        field=name,
+        received=value,
+        expected=f"{keyword} {error.validator_value!r}",
+    )
 
 
 class Registry:
     """Tools by unique name, in registration order."""
 
-    def __init__(self, specs: list[ToolSpec] | tuple[ToolSpec, ...] = ()) -> None:
+    def __init__(self, specs: Iterable[ToolSpec] = ()) -> None:
         self._specs: dict[str, ToolSpec] = {}
         for spec in specs:
             self.register(spec)
@@ -125,6 +210,7 @@ class Registry:
 
     @property
     def names(self) -> list[str]:
+        """The registered names, in registration order."""
         return list(self._specs)
 
     def __iter__(self) -> Iterator[ToolSpec]:

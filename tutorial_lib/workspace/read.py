@@ -1,14 +1,16 @@
-"""The read tool: ``read_lines(root, args)``, every call along the same visible road.
+"""The read tool ``read_lines``: declared once, called along the road like every tool.
 
-    arguments -> schema check -> business check -> (authorization: chapter 06)
-              -> execution -> result envelope
+    find the tool -> schema check (READ_LINES_SCHEMA) -> business check (_open)
+                  -> authorization -> confirmation -> execution (_read) -> envelope
 
-- schema check: :func:`tutorial_lib.core.arguments.validate_with_schema` (the one JSON Schema);
+- schema check: the road validates against :data:`READ_LINES_SCHEMA`, worded by
+  :func:`~tutorial_lib.workspace.read_schema.read_lines_value_error`
+  (:func:`validate_with_schema` is the same check, callable alone);
 - business check: what no schema can see: inside the workspace, exists, a regular file,
-  not too large (:func:`tutorial_lib.workspace.sandbox.open_beneath`);
+  not too large. :func:`tutorial_lib.workspace.sandbox.open_beneath` opens the file
+  race-free, and execution reads that very descriptor (no second lookup of the path);
 - execution: one streaming pass over the file: the requested lines are collected, every
-  newline is counted in 1 MiB chunks, so memory stays flat whatever the file size;
-- envelope: :func:`tutorial_lib.core.contracts.success` or ``failure``, never an exception.
+  newline is counted in 1 MiB chunks, so memory stays flat whatever the file size.
 
 Lines are split on ``\\n`` only (a trailing ``\\r`` is dropped), the way ``wc -l`` and
 editors count them; ``total_lines`` counts a last line without a newline too.
@@ -17,21 +19,31 @@ editors count them; ``total_lines`` counts a last line without a newline too.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy
 
-from tutorial_lib.core.arguments import (
+from tutorial_lib.core.contracts import ContractError, Envelope
+from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.tools import READ_ONLY_LOCAL, Registry, ToolSpec
+from tutorial_lib.workspace.read_schema import (
     READ_LINES_DESCRIPTION,
     READ_LINES_SCHEMA,
-    validate_with_schema,
+    read_lines_value_error,
 )
-from tutorial_lib.core.contracts import ContractError, failure, success
-from tutorial_lib.core.tools import READ_ONLY_LOCAL, ToolSpec
-from tutorial_lib.workspace.sandbox import Method, open_beneath
+from tutorial_lib.workspace.sandbox import Method, OpenedFile, open_beneath
 
-__all__ = ["READ_LINES_DATA_SCHEMA", "READ_LINES_SPEC", "ReadLimits", "read_lines"]
+__all__ = [
+    "READ_LINES_DATA_SCHEMA",
+    "READ_LINES_SPEC",
+    "ReadContext",
+    "ReadLimits",
+    "read_lines",
+    "read_lines_tool",
+    "validate_with_schema",
+]
 
 TOOL_NAME = "read_lines"
 _CHUNK_BYTES = 1 << 20
@@ -51,63 +63,54 @@ class ReadLimits:
     max_line_chars: int = 4096
 
 
-def read_lines(
-    root: str | os.PathLike[str],
-    args: Any,
-    *,
-    limits: ReadLimits = ReadLimits(),
-    method: Method | None = None,
-) -> dict[str, Any]:
-    """Read ``args["count"]`` lines from ``args["start"]`` (1-based) of a text file in ``root``.
+@dataclass(frozen=True)
+class ReadContext:
+    """What read_lines needs, bound when the registry is built: the workspace root, the
+    limits, and (for tests and chapter 01's comparison) a forced open ``method``."""
 
-    ``args`` is the raw argument object a model sent: ``{"path", "start", "count"}``.
-    Returns the result envelope; on success ``data`` holds ``path``, ``start``, ``lines``
-    (``[{"number", "text"}]`` with real line numbers), ``total_lines`` and ``has_more``.
-    Reading past the end succeeds with no lines. Bad input of any kind returns a failure
-    envelope with one code from :data:`tutorial_lib.core.contracts.CATALOGUE`; nothing raises.
-    """
-    try:
-        error = validate_with_schema(args)  # station 1: the schema
-        if error is not None:
-            raise error
-        path, start, count = args["path"], args["start"], args["count"]
-        opened = open_beneath(root, path, method=method)  # station 2: business rules
-        try:
-            if opened.size_bytes > limits.max_file_bytes:
-                raise ContractError(
-                    "file_too_large",
-                    f"'{path}' has {opened.size_bytes} bytes; this tool reads files up to"
-                    f" {limits.max_file_bytes} bytes",
-                    field="path",
-                    received=path,
-                )
-            with os.fdopen(opened.fd, "rb", buffering=0, closefd=False) as stream:
-                scan = _scan(stream, path, start, count, limits.max_line_chars)  # station 3
-        finally:
-            os.close(opened.fd)
-        lines = [_decode(n, raw, path, cut, limits.max_line_chars) for n, raw, cut in scan.lines]
-    except ContractError as exc:
-        return failure(TOOL_NAME, exc)
-    except OSError:  # the storage failed mid-read (EIO and the like)
-        return failure(
-            TOOL_NAME,
-            ContractError(
-                "temporary_unavailable",
-                f"reading '{args['path']}' failed mid-way; retry shortly",
-                field="path",
-                received=args["path"],
-            ),
+    root: str | os.PathLike[str]
+    limits: ReadLimits = ReadLimits()
+    method: Method | None = None
+
+
+def _open(context: ReadContext, args: Mapping[str, Any]) -> OpenedFile:
+    """The business check: the file is inside the workspace, regular, not too large."""
+    path = args["path"]
+    opened = open_beneath(context.root, path, method=context.method)
+    if opened.size_bytes > context.limits.max_file_bytes:
+        opened.close()
+        raise ContractError(
+            "file_too_large",
+            f"'{path}' has {opened.size_bytes} bytes; this tool reads files up to"
+            f" {context.limits.max_file_bytes} bytes",
+            field="path",
+            received=path,
         )
-    return success(
-        TOOL_NAME,
-        {
-            "path": path,
-            "start": start,
-            "lines": lines,
-            "total_lines": scan.total_lines,
-            "has_more": start - 1 + len(lines) < scan.total_lines,
-        },
-    )
+    return opened
+
+
+def _read(context: ReadContext, args: Mapping[str, Any], opened: OpenedFile) -> dict[str, Any]:
+    """Execution: one pass over the opened file; the road closes it afterwards."""
+    path, start, count = args["path"], args["start"], args["count"]
+    max_chars = context.limits.max_line_chars
+    try:
+        with os.fdopen(opened.fd, "rb", buffering=0, closefd=False) as stream:
+            scan = _scan(stream, path, start, count, max_chars)
+    except OSError as exc:  # the storage failed mid-read (EIO and the like)
+        raise ContractError(
+            "temporary_unavailable",
+            f"reading '{path}' failed mid-way; retry shortly",
+            field="path",
+            received=path,
+        ) from exc
+    lines = [_decode(n, raw, path, cut, max_chars) for n, raw, cut in scan.lines]
+    return {
+        "path": path,
+        "start": start,
+        "lines": lines,
+        "total_lines": scan.total_lines,
+        "has_more": start - 1 + len(lines) < scan.total_lines,
+    }
 
 
 @dataclass(frozen=True)
@@ -236,7 +239,8 @@ READ_LINES_DATA_SCHEMA: dict[str, Any] = {
     },
 }
 
-#: read_lines as the model sees it: one spec for registries, linters and exports.
+#: read_lines, declared once: for registries (bound with :func:`read_lines_tool`),
+#: linters and exports.
 READ_LINES_SPEC = ToolSpec(
     name=TOOL_NAME,
     title="Read lines of a workspace file",
@@ -244,5 +248,42 @@ READ_LINES_SPEC = ToolSpec(
     input_schema=READ_LINES_SCHEMA,
     annotations=READ_ONLY_LOCAL,
     output_schema=READ_LINES_DATA_SCHEMA,
-    handler=read_lines,
+    check=_open,
+    execute=_read,
+    value_error=read_lines_value_error,
+    object_message="arguments must be a JSON object with path, start and count",
 )
+
+
+def read_lines_tool(
+    root: str | os.PathLike[str], *, limits: ReadLimits = ReadLimits(), method: Method | None = None
+) -> ToolSpec:
+    """read_lines bound to the workspace ``root``: ready for a :class:`Registry`."""
+    return READ_LINES_SPEC.bind(ReadContext(root, limits, method))
+
+
+def read_lines(
+    root: str | os.PathLike[str],
+    args: Any,
+    *,
+    limits: ReadLimits = ReadLimits(),
+    method: Method | None = None,
+) -> Envelope:
+    """Read ``args["count"]`` lines from ``args["start"]`` (1-based) of a text file in ``root``.
+
+    ``args`` is the raw argument object a model sent: ``{"path", "start", "count"}``.
+    Returns the result envelope; on success ``data`` holds ``path``, ``start``, ``lines``
+    (``[{"number", "text"}]`` with real line numbers), ``total_lines`` and ``has_more``.
+    Reading past the end succeeds with no lines. Bad input of any kind returns a failure
+    envelope with one code from :data:`tutorial_lib.core.contracts.CATALOGUE`; nothing raises.
+
+    A direct call is the same tool on the same road: a registry of one tool and
+    :func:`tutorial_lib.core.road.call_tool`.
+    """
+    tool = read_lines_tool(root, limits=limits, method=method)
+    return call_tool(Registry([tool]), TOOL_NAME, args)
+
+
+def validate_with_schema(args: Any) -> ContractError | None:
+    """The road's schema check for read_lines, alone: the first contract error, or None."""
+    return READ_LINES_SPEC.arguments.validate(args)

@@ -22,6 +22,7 @@ apart from ordinary files by any path check; keep them out of workspaces.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import functools
@@ -29,7 +30,7 @@ import os
 import platform
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any, Literal
 
@@ -58,13 +59,32 @@ class _OpenHow(ctypes.Structure):
     _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
 
 
-@dataclass(frozen=True)
+@dataclass
 class OpenedFile:
-    """A regular file opened beneath the root: its descriptor (owned by you) and its size."""
+    """A regular file opened beneath the root: its descriptor (owned by you) and its size.
+
+    Close it with :meth:`close`, or use it as a context manager (the road closes what a
+    business check opened, whatever happens next).
+    """
 
     fd: int
     size_bytes: int
     method: Method
+    closed: bool = field(default=False, compare=False)
+
+    def close(self) -> None:
+        """Close the descriptor once: a second call does nothing (the number may already
+        belong to another file)."""
+        if not self.closed:
+            self.closed = True
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+
+    def __enter__(self) -> OpenedFile:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
 
 def check_relative_path(path: str) -> PurePosixPath:

@@ -64,7 +64,6 @@ import jsonschema
 import numpy
 
 from tutorial_lib.core.arguments import (
-    MAX_PATH_CHARS,
     ArgumentContract,
     ArgumentExample,
     description_with_examples,
@@ -74,6 +73,7 @@ from tutorial_lib.core.contracts import ContractError, failure, oserror_details,
 from tutorial_lib.core.tools import READ_ONLY_LOCAL, ToolSpec
 from tutorial_lib.workspace import sandbox as workspace
 from tutorial_lib.workspace.read import READ_LINES_SPEC, ReadLimits
+from tutorial_lib.workspace.read_schema import MAX_PATH_CHARS
 from tutorial_lib.workspace.sandbox import Method, check_relative_path, openat2_available
 
 try:  # the parser of the re module: Python 3.11+, then 3.10
