@@ -482,44 +482,8 @@ def test_directory_that_vanishes_before_the_call(ws: Workspace) -> None:
 # --------------------------------------------------------------------------- permission
 
 
-def _read_as(uid: int, root: Path, args: Any, method: Method) -> dict[str, Any]:
-    """read_lines in a forked child that dropped to ``uid``: root ignores permission bits.
-
-    A fork rather than a new interpreter: this venv's Python lives under /root, which an
-    unprivileged user cannot even execute. The child sends its envelope back as JSON.
-    """
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never return into pytest
-        status = 0
-        try:
-            os.close(read_end)
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            payload = json.dumps(read_lines(root, args, method=method))
-        except BaseException as exc:  # noqa: BLE001 - report anything to the parent
-            payload = json.dumps({"child_exception": repr(exc)})
-            status = 1
-        with os.fdopen(write_end, "w") as out:
-            out.write(payload)
-        os._exit(status)
-    os.close(write_end)
-    # The payload is one small envelope, far below the pipe's buffer: the child never
-    # blocks on its write, so waiting for its exit before reading cannot deadlock.
-    deadline = time.monotonic() + HANG_SECONDS
-    while os.waitpid(pid, os.WNOHANG) == (0, 0):
-        if time.monotonic() > deadline:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            raise AssertionError("HANG: the unprivileged child did not finish")
-        time.sleep(0.01)
-    with os.fdopen(read_end) as inp:
-        return json.loads(inp.read())
-
-
 @pytest.mark.parametrize("method", METHODS)
-def test_permission_denied(method: Method) -> None:
+def test_permission_denied(method: Method, unprivileged: Callable[..., Any]) -> None:
     # tmp_path sits in a 0700 directory; the unprivileged child needs a traversable base.
     base = Path(tempfile.mkdtemp(prefix="read_lines_perm_"))
     try:
@@ -532,18 +496,11 @@ def test_permission_denied(method: Method) -> None:
         root.chmod(0o755)
         (root / "locked.txt").chmod(0o000)
         (root / "locked_dir").chmod(0o000)
-        if os.geteuid() == 0:
 
-            def read(path: str) -> dict[str, Any]:
-                return _read_as(65534, root, args_for(path), method)
-        else:
-
-            def read(path: str) -> dict[str, Any]:
-                return read_lines(root, args_for(path), method=method)
+        def read(path: str) -> dict[str, Any]:
+            return unprivileged(read_lines, str(root), args_for(path), method=method)
 
         control = read("readable.txt")
-        if "child_exception" in control:
-            pytest.skip(f"cannot drop privileges here: {control['child_exception']}")
         assert control["ok"] and control["data"]["lines"] == [{"number": 1, "text": "fine"}]
         for path in ("locked.txt", "locked_dir/x.txt"):
             result = read(path)
