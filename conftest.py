@@ -1,16 +1,29 @@
-"""Project-wide pytest setup: deterministic kernels and nbval's sanitize file.
+"""Project-wide pytest setup: deterministic kernels, nbval's sanitize file, and one execution
+per notebook.
 
 This file sits at the project root, so pytest also puts the root on ``sys.path``
 (tests import the instructor tools as ``tools.*``).
+
+**Each notebook is executed once per test run.** nbval collects the cells of
+``notebooks/`` and ``solutions/``, applies its tags and the sanitize file, compares every
+cell's outputs and reports the differences; the one thing replaced is its kernel runner.
+The notebook is executed, once, by the project's regeneration path
+(:func:`tools.notebooks.regenerate`: ruff-formatted, fresh kernel of this interpreter), and
+each cell item compares *those* outputs with the committed ones. One more item per
+notebook then compares the whole regenerated file with the committed file, byte for byte
+(plots, widget state, metadata: what nbval never compares).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
-# Kernels started by nbval and by the tests inherit this: set and dict orders stay stable.
+# Kernels started by the tests inherit this: set and dict orders stay stable.
 os.environ["PYTHONHASHSEED"] = "0"
 
 SANITIZE_FILE = "tests/nbval_sanitize.cfg"
@@ -21,3 +34,125 @@ def pytest_configure(config: pytest.Config) -> None:
     # anchor it to the project root so `cd tests && pytest` works the same.
     if getattr(config.option, "nbval_sanitize_with", "absent") is None:
         config.option.nbval_sanitize_with = str(config.rootpath / SANITIZE_FILE)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> Iterator[Any]:
+    collected = yield
+    try:
+        from nbval.plugin import IPyNbFile
+    except ImportError:  # nbval not installed: nothing to replace
+        return collected
+    return [
+        _ExecutedOnce.from_parent(parent, path=file_path) if type(item) is IPyNbFile else item
+        for item in collected
+    ]
+
+
+@functools.cache
+def _classes() -> tuple[type, type, type]:
+    """nbval's collector and cell classes, extended (imported late: nbval is a test extra)."""
+    from nbval.plugin import IPyNbCell, IPyNbFile, NbCellError, coalesce_streams
+
+    class ExecutedCell(IPyNbCell):  # type: ignore[misc]
+        """A cell compared like nbval compares it, against the one execution's outputs."""
+
+        def runtest(self) -> None:
+            if self.options["skip"]:
+                pytest.skip()
+            notebook = self.parent
+            if notebook.execution_error is not None and self.cell_num >= notebook.failed_at:
+                if self.cell_num == notebook.failed_at:
+                    self.raise_cell_error(
+                        "Cell execution caused an exception", str(notebook.execution_error)
+                    )
+                self.raise_cell_error("not run: an earlier cell failed")
+            outs = coalesce_streams(notebook.executed_cells[self.cell_num].outputs)
+            self.test_outputs = outs
+            unrun = self.cell.execution_count is None
+            if unrun and self.cell.outputs:
+                self.raise_cell_error("Unrun reference cell has outputs")
+            if (
+                self.options["check"]
+                and not unrun
+                and not self.compare_outputs(outs, coalesce_streams(self.cell.outputs))
+            ):
+                self.raise_cell_error("Cell outputs differ", "\n".join(self.comparison_traceback))
+
+    class Regeneration(pytest.Item):
+        """The committed file equals a fresh regeneration, byte for byte."""
+
+        def runtest(self) -> None:
+            notebook = self.parent
+            if notebook.execution_error is not None:
+                pytest.fail(f"the notebook did not run: {notebook.execution_error}")
+            committed = notebook.path.read_text(encoding="utf-8")
+            if notebook.regenerated_text != committed:
+                raise NbCellError(
+                    -1,
+                    f"{notebook.path.name} differs from a fresh regeneration: run"
+                    f" `python tools/regenerate.py {notebook.path.name[:2]}`",
+                    "",
+                )
+
+        def reportinfo(self) -> tuple[Any, int, str]:
+            return self.path, 0, f"{self.path.name}::regeneration"
+
+        def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+            return str(excinfo.value)
+
+    class ExecutedOnce(IPyNbFile):  # type: ignore[misc]
+        """nbval's notebook collector, with the notebook executed once, in :meth:`setup`."""
+
+        execution_error: BaseException | None = None
+        failed_at = -1
+
+        def setup(self) -> None:
+            from nbclient.exceptions import CellExecutionError
+
+            from tools import notebooks
+
+            self.setup_sanitize_files()
+            nb = notebooks.formatted(self.nb)
+            try:
+                notebooks.execute(nb, self.path.parent)
+            except CellExecutionError as exc:
+                self.execution_error = exc
+            self.executed_cells = [c for c in nb.cells if c.cell_type == "code"]
+            if self.execution_error is not None:
+                self.failed_at = next(
+                    (
+                        i
+                        for i, c in enumerate(self.executed_cells)
+                        if any(o.output_type == "error" for o in c.outputs)
+                        and "raises-exception" not in c.metadata.get("tags", [])
+                    ),
+                    len(self.executed_cells),
+                )
+            self.regenerated_text = notebooks.normalize(nb, self.path.name)
+
+        def collect(self) -> Iterator[pytest.Item]:
+            for item in super().collect():
+                yield ExecutedCell.from_parent(
+                    self,
+                    name=item.name,
+                    cell_num=item.cell_num,
+                    cell=item.cell,
+                    options=item.options,
+                )
+            yield Regeneration.from_parent(self, name="regeneration")
+
+        def teardown(self) -> None:  # no kernel of nbval's to stop
+            pass
+
+    return ExecutedCell, Regeneration, ExecutedOnce
+
+
+class _Lazy:
+    """``_ExecutedOnce.from_parent(...)``, resolving nbval's classes on first use."""
+
+    def from_parent(self, parent: pytest.Collector, **kwargs: Any) -> Any:
+        return _classes()[2].from_parent(parent, **kwargs)
+
+
+_ExecutedOnce = _Lazy()

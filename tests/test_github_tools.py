@@ -16,17 +16,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, dumps
-from tutorial_lib.core.road import call_tool
-from tutorial_lib.core.tools import Registry
+from tutorial_lib.agent.budget import context_budget
+from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, LogRecord, dumps
+from tutorial_lib.core.road import Station, ToolCall, call_tool
+from tutorial_lib.core.tools import GITHUB_READ_ONLY, Registry
+from tutorial_lib.emulator import fixtures
+from tutorial_lib.emulator.service import serve
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import (
     LIST_COMMENTS_DATA_SCHEMA,
+    READ_SPECS,
     GitHubToolContext,
-    github_pr_get,
-    github_pr_get_comment,
-    github_pr_list_comments,
     github_tool_specs,
     summarize_comment,
 )
@@ -117,6 +118,23 @@ class FakeGitHub:
 def make_context(fake: FakeGitHub, **limits: int) -> GitHubToolContext:
     client = GitHubClient("http://gh.test", transport=httpx.MockTransport(fake))
     return GitHubToolContext(client, CursorCodec(b"s" * 32), **limits)
+
+
+def call(context: GitHubToolContext, name: str, args: Any, **road: Any) -> Any:
+    """One call of a read tool bound to ``context``, along the road."""
+    return call_tool(Registry(github_tool_specs(context)), name, args, **road)
+
+
+def github_pr_get(context: GitHubToolContext, args: Any) -> dict[str, Any]:
+    return call(context, "github_pr_get", args)
+
+
+def github_pr_list_comments(context: GitHubToolContext, args: Any) -> dict[str, Any]:
+    return call(context, "github_pr_list_comments", args)
+
+
+def github_pr_get_comment(context: GitHubToolContext, args: Any) -> dict[str, Any]:
+    return call(context, "github_pr_get_comment", args)
 
 
 def checked(envelope: dict[str, Any]) -> dict[str, Any]:
@@ -303,10 +321,45 @@ def test_long_bodies_are_cut() -> None:
 
 def test_specs_run_through_the_pipeline() -> None:
     registry = Registry(github_tool_specs(make_context(FakeGitHub())))
-    result = call_tool(
-        registry, "github_pr_list_comments", {"repository": REPO, "pr": PR}, root=None
-    )
+    result = call_tool(registry, "github_pr_list_comments", {"repository": REPO, "pr": PR})
     assert result["ok"] and result["data"]["coverage"] == "partial"
+
+
+def test_each_tool_is_declared_once_as_a_read_only_spec() -> None:
+    names = [spec.name for spec in READ_SPECS]
+    assert names == ["github_pr_get", "github_pr_list_comments", "github_pr_get_comment"]
+    bound = github_tool_specs(make_context(FakeGitHub()))
+    assert [spec.name for spec in bound] == names
+    assert all(spec.annotations == GITHUB_READ_ONLY for spec in READ_SPECS)
+    assert all(spec.context is None for spec in READ_SPECS)  # binding copies, never mutates
+
+
+def test_a_bad_cursor_is_refused_before_github_is_asked() -> None:
+    fake = FakeGitHub()
+    context = make_context(fake)
+    log: list[LogRecord] = []
+    args = {"repository": REPO, "pr": PR, "cursor": "AAAA"}
+    error = checked(call(context, "github_pr_list_comments", args, log=log))["error"]
+    assert error["code"] == "invalid_cursor"
+    assert (fake.requests, log[0].station) == (0, "business_check")
+
+
+def test_a_refused_call_never_reaches_github() -> None:
+    def deny(call: ToolCall) -> None:
+        raise ContractError("permission_denied", "this repository is outside the task")
+
+    fake = FakeGitHub()
+    context = make_context(fake)
+    stations = [Station("scope", "authorization", deny)]
+    for name, extra in (
+        ("github_pr_get", {}),
+        ("github_pr_list_comments", {}),
+        ("github_pr_get_comment", {"comment_id": 1001}),
+    ):
+        args = {"repository": REPO, "pr": PR, **extra}
+        error = checked(call(context, name, args, stations=stations))["error"]
+        assert (error["code"], error["operation_state"]) == ("permission_denied", "not_applied")
+    assert fake.requests == 0
 
 
 _values = st.recursive(
@@ -328,18 +381,16 @@ _args = st.dictionaries(
 @given(args=_args | _values)
 def test_arbitrary_arguments_never_raise(args: Any) -> None:
     context = make_context(FakeGitHub(comments=5))
-    for tool in (github_pr_get, github_pr_list_comments, github_pr_get_comment):
-        checked(tool(context, args))
+    for spec in READ_SPECS:
+        checked(call(context, spec.name, args))
 
 
 # --------------------------------------------------------------------------- the emulator
 
 
 def test_against_the_emulator_over_http() -> None:
-    service = pytest.importorskip("tutorial_lib.emulator.service")
-    fixtures = pytest.importorskip("tutorial_lib.emulator.fixtures")
     store = fixtures.build_store()
-    with service.serve(store) as handle, GitHubClient(handle.base_url) as client:
+    with serve(store) as handle, GitHubClient(handle.base_url) as client:
         context = GitHubToolContext(client, CursorCodec(b"e" * 32), upstream_per_page=30)
         rest_ids = [c["id"] for c in client.iter_review_comments(REPO, PR, per_page=30)]
         assert len(rest_ids) == len(set(rest_ids)) == len(store.review_comments(REPO, PR))
@@ -358,11 +409,9 @@ def test_against_the_emulator_over_http() -> None:
 
 
 def test_inserts_during_reading_against_the_emulator() -> None:
-    service = pytest.importorskip("tutorial_lib.emulator.service")
-    fixtures = pytest.importorskip("tutorial_lib.emulator.fixtures")
     store = fixtures.build_store()
     user = fixtures.User("late-reviewer", 99)
-    with service.serve(store) as handle, GitHubClient(handle.base_url) as client:
+    with serve(store) as handle, GitHubClient(handle.base_url) as client:
         context = GitHubToolContext(client, CursorCodec(b"e" * 32), upstream_per_page=30)
         seen = read_all(
             context,
@@ -424,8 +473,6 @@ def test_the_cache_keeps_a_bounded_number_of_prs() -> None:
 
 
 def test_graphql_requests_do_not_grow_with_depth_against_the_emulator() -> None:
-    service = pytest.importorskip("tutorial_lib.emulator.service")
-    fixtures = pytest.importorskip("tutorial_lib.emulator.fixtures")
     store = fixtures.make_large_pr(1500)
     threads = len(store.review_threads("example/large", 1))
     graphql: list[str] = []
@@ -436,7 +483,7 @@ def test_graphql_requests_do_not_grow_with_depth_against_the_emulator() -> None:
                 graphql.append(request.url.path)
             return super().handle_request(request)
 
-    with service.serve(store) as handle:
+    with serve(store) as handle:
         client = GitHubClient(handle.base_url, transport=Counting())
         context = GitHubToolContext(client, CursorCodec(b"e" * 32))
         seen = read_all(context, {"repository": "example/large", "pr": 1, "page_size": 50})
@@ -446,9 +493,6 @@ def test_graphql_requests_do_not_grow_with_depth_against_the_emulator() -> None:
 
 
 def test_context_budget_figures() -> None:
-    fixtures = pytest.importorskip("tutorial_lib.emulator.fixtures")
-    from tutorial_lib.github.reads import context_budget
-
     budget = context_budget(fixtures.build_store())
     assert budget == {
         "dump_everything": 93456,

@@ -16,7 +16,14 @@ import os
 import re
 from pathlib import Path
 
+import subprocess
+import sys
+import tempfile
+
+import ipykernel.kernelspec
 import nbformat
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,14 +50,30 @@ def exercise_notebooks() -> list[Path]:
     return sorted((ROOT / "exercises").glob("[0-9][0-9]_*_exercise.ipynb"))
 
 
+class _CurrentEnvironment(KernelSpecManager):  # type: ignore[misc]
+    """Kernel specs where ``python3`` is always THIS interpreter (``sys.executable``).
+
+    A machine may have a ``python3`` kernelspec pointing at another Python (a user-wide
+    install): outputs must come from the environment the tests and the library run in.
+    """
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        if kernel_name == KERNEL_NAME:
+            spec = ipykernel.kernelspec.get_kernel_dict()  # argv[0] is sys.executable
+            return KernelSpec(resource_dir=ipykernel.kernelspec.RESOURCES, **spec)
+        return super().get_kernel_spec(kernel_name)
+
+
 def execute(nb: nbformat.NotebookNode, cwd: Path, timeout_s: int = 600) -> None:
-    """Run every cell of ``nb`` in a fresh ``python3`` kernel started in ``cwd`` (in place).
+    """Run every cell of ``nb`` in a fresh kernel of this interpreter, in ``cwd`` (in place).
 
     Stops at the first error, except in cells tagged ``raises-exception``.
     """
     os.environ["PYTHONHASHSEED"] = "0"  # the kernel inherits it: set and dict order stable
+    manager = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=_CurrentEnvironment())
     client = NotebookClient(
         nb,
+        km=manager,
         timeout=timeout_s,
         kernel_name=KERNEL_NAME,
         record_timing=False,
@@ -101,8 +124,34 @@ def _rename_widget_ids(text: str, nb: nbformat.NotebookNode, name: str) -> str:
     return nbformat.writes(nbformat.reads(text, as_version=4)) + "\n"
 
 
-def regenerate_text(path: Path) -> str:
-    """Execute the notebook at ``path`` and return its normalized file text (writes nothing)."""
-    nb = nbformat.read(path, as_version=4)
+def formatted(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``nb`` with its code cells formatted by ``ruff format`` (the project's settings).
+
+    ruff formats a notebook file; the text goes through a temporary copy beside the
+    project's pyproject.toml, so the same settings apply and the original is untouched.
+    """
+    handle, name = tempfile.mkstemp(prefix=".regenerate-", suffix=".ipynb", dir=ROOT)
+    os.close(handle)
+    scratch = Path(name)  # unique: regenerations may run in parallel
+    try:
+        scratch.write_text(nbformat.writes(nb), encoding="utf-8")
+        subprocess.run(
+            [sys.executable, "-m", "ruff", "format", "--quiet", "--no-cache", str(scratch)],
+            check=True,
+            cwd=ROOT,
+        )
+        return nbformat.reads(scratch.read_text(encoding="utf-8"), as_version=4)
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
+def regenerate(path: Path) -> nbformat.NotebookNode:
+    """The notebook at ``path``, formatted and executed (writes nothing)."""
+    nb = formatted(nbformat.read(path, as_version=4))
     execute(nb, path.parent)
-    return normalize(nb, path.name)
+    return nb
+
+
+def regenerate_text(path: Path) -> str:
+    """The file text :func:`regenerate` gives for ``path``, normalized (writes nothing)."""
+    return normalize(regenerate(path), path.name)

@@ -5,15 +5,15 @@
     python tools/regenerate.py --check    # change nothing; exit 1 if a file is out of date
 
 For each chapter notebook and solution: format its code with ruff, execute it in a fresh
-kernel (PYTHONHASHSEED=0, no timing metadata), normalize volatile parts (tools/notebooks.py)
-and write it back. Then every exercise is generated from its solution (tools/exercises.py).
+kernel of this interpreter (PYTHONHASHSEED=0, no timing metadata), normalize volatile parts
+(tools/notebooks.py) and write it back. ``--check`` does exactly the same work, formatting
+included, and only compares. Then every exercise is generated from its solution (tools/exercises.py).
 Re-running on unchanged notebooks changes no byte.
 """
 
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,15 +31,6 @@ def executed_notebooks(chapters: list[str]) -> list[Path]:
     return [p for p in paths if not chapters or p.name[:2] in chapters]
 
 
-def _ruff_format(path: Path) -> None:
-    try:
-        subprocess.run([sys.executable, "-m", "ruff", "format", "--quiet", str(path)], check=True)
-    except (OSError, subprocess.CalledProcessError) as exc:
-        raise SystemExit(
-            f"ruff format failed on {path.name} ({exc}); pip install -e '.[test]'"
-        ) from exc
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("chapters", nargs="*", help="two-digit chapter numbers (default: all)")
@@ -51,9 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     for number, path in enumerate(targets, start=1):
         started = time.monotonic()
         print(f"[{number}/{len(targets)}] executing {path.relative_to(ROOT)} ...", flush=True)
-        if not args.check:
-            _ruff_format(path)
-        text = notebooks.regenerate_text(path)
+        text = notebooks.regenerate_text(path)  # formatted, then executed
         if path.read_text(encoding="utf-8") != text:
             stale.append(str(path.relative_to(ROOT)))
             if not args.check:

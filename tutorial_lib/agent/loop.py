@@ -171,18 +171,17 @@ def run_agent(
     model: Model,
     registry: Registry,
     *,
-    root: Any,
     max_steps: int = 20,
     log: list[LogRecord] | None = None,
     clock: Callable[[], float] = time.perf_counter,
     stations: Sequence[Station] = (),
-    check_envelope: bool = True,
 ) -> Transcript:
     """Let ``model`` act until it answers or has made ``max_steps`` tool calls.
 
-    Every call goes through :func:`tutorial_lib.core.road.call_tool` (``root``, ``log``,
-    ``clock``, ``stations`` and ``check_envelope`` are passed on). After the last allowed
-    call the model may still answer; otherwise ``transcript.final`` stays None.
+    Every call goes through :func:`tutorial_lib.core.road.call_tool` (``log``, ``clock``
+    and ``stations`` are passed on); the tools' context (workspace root, client, store)
+    was bound when ``registry`` was built. After the last allowed call the model may still
+    answer; otherwise ``transcript.final`` stays None.
     """
     transcript = Transcript()
     while True:
@@ -193,15 +192,10 @@ def run_agent(
         if len(transcript.steps) >= max_steps:
             return transcript
         sent = copy.deepcopy(action.arguments)
-        result = call_tool(
-            registry,
-            action.name,
-            action.arguments,
-            root=root,
-            log=log,
-            clock=clock,
-            stations=stations,
-            check_envelope=check_envelope,
+        result: dict[str, Any] = dict(
+            call_tool(
+                registry, action.name, action.arguments, log=log, clock=clock, stations=stations
+            )
         )
         ok = result.get("ok") is True
         error = result.get("error")
@@ -502,7 +496,9 @@ class ScriptedModel:
     ) -> set[tuple[str, str]]:
         """The (habit, field) pairs this rich error shows to be wrong; empty if none."""
         name = error.get("field")
-        if name not in intended or not ("expected" in error or "allowed_values" in error):
+        if not isinstance(name, str) or name not in intended:
+            return set()
+        if not ("expected" in error or "allowed_values" in error):
             return set()
         if "allowed_values" in error and intended[name] not in error["allowed_values"]:
             return set()  # the list does not hold what the model means

@@ -109,7 +109,8 @@ class ArgumentContract:
     ) -> None:
         self.tool = tool
         self.schema = schema
-        self.fields: tuple[str, ...] = tuple(schema["properties"])
+        # a schema may declare no properties ({"type": "object"}: any object)
+        self.fields: tuple[str, ...] = tuple(schema.get("properties", {}))
         self.required: tuple[str, ...] = tuple(schema.get("required", ()))
         self.value_error = value_error
         self.object_message = object_message or _object_message(self.fields, self.required)

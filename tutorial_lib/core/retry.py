@@ -1,59 +1,71 @@
-"""The retry policy of chapter 05: classify a failure, then decide what is safe to do next.
+"""The retry policy of chapter 05: what is safe to do after a failure, and when.
 
 Everything here is pure and deterministic: nothing sleeps, nothing reads the clock, nothing
 touches the global ``random`` state. Callers (the write tool, a notebook's simulated timeline,
 the tests) sleep or simulate the waits themselves.
 
-Three steps:
+There is ONE vocabulary for "what next": :data:`tutorial_lib.core.contracts.NextStep`
+(``fix_input``, ``search_first``, ``retry_with_backoff``, ``check_authorization``,
+``verify_state``, ``stop_unknown``, ``stop``). Two steps use it:
 
-1. :func:`classify` turns a contract error (``code``, ``retry``, ``operation_state``; see
-   :mod:`tutorial_lib.core.contracts`) into one of five kinds: ``invalid_input``, ``permission``,
-   ``temporary``, ``unknown_outcome``, ``final``.
-2. :func:`decide_after_failure` turns the kind, plus what the caller knows (is it a write? is
-   the same idempotency key reused? did a read-back find the write?), into a :class:`Decision`.
-3. :func:`backoff_schedule` gives the waits before each retry: full jitter
-   ``uniform(0, min(cap, base * 2**attempt))`` from a seeded ``random.Random``, honouring
-   ``Retry-After`` (parsed by :func:`parse_retry_after`), bounded in count and in total.
+1. :func:`tutorial_lib.core.contracts.next_step` reads a contract error (``code``, ``retry``,
+   ``operation_state``) and names the step the error alone calls for;
+2. :func:`decide_after_failure` refines that step with what the caller knows (is it a write?
+   are attempts left? is the same idempotency key reused? did a read-back find the write?)
+   into a :class:`Decision`, whose ``action`` is a ``NextStep`` too.
+
+:func:`backoff_schedule` then gives the waits before each retry: full jitter
+``uniform(0, min(cap, base * 2**attempt))`` from a seeded ``random.Random``, honouring
+``Retry-After`` (parsed by :func:`parse_retry_after`), bounded in count and in total.
 
 The decision table (``attempts left`` means ``attempt < policy.max_attempts``):
 
-=================  =====  ==============================================  ==================
-kind               call   condition                                       action
-=================  =====  ==============================================  ==================
-invalid_input      any    --                                              ``fix_input``
-permission         any    --                                              ``ask_authorization``
-final              any    --                                              ``stop``
-temporary          read   attempts left / exhausted                       ``retry`` / ``stop``
-unknown_outcome    read   attempts left / exhausted (a read changes        ``retry`` / ``stop``
-                          nothing, so repeating it is always harmless)
-temporary          write  ``operation_state == "not_applied"`` (provably  ``retry`` / ``stop``
-                          not processed, e.g. connection refused, 503
-                          before commit): attempts left / exhausted
-unknown_outcome    write  read-back found the write                       ``stop`` (it is done:
-                          (``verified_absent=False``)                     report it, never resend)
-unknown_outcome    write  read-back found nothing                         ``retry`` / ``stop``
-                          (``verified_absent=True``): left / exhausted
-unknown_outcome    write  not verified, same idempotency key: the         ``retry`` /
-                          server deduplicates; left / exhausted           ``stop_unknown``
-unknown_outcome    write  not verified, no key, verification possible     ``verify_state``
-unknown_outcome    write  not verified, no key, verification impossible   ``stop_unknown``
-=================  =====  ==============================================  ==================
+=======================  =====  ======================================  ========================
+``next_step(error)``     call   condition                               ``Decision.action``
+=======================  =====  ======================================  ========================
+``fix_input``            any    --                                      ``fix_input``
+``search_first``         any    --                                      ``search_first``
+``check_authorization``  any    --                                      ``check_authorization``
+``stop``                 any    --                                      ``stop``
+``retry_with_backoff``   read   attempts left / exhausted               ``retry_with_backoff`` /
+                                                                        ``stop``
+``verify_state``         read   attempts left / exhausted (a read       ``retry_with_backoff`` /
+                                changes nothing: repeating it is        ``stop``
+                                always harmless)
+``retry_with_backoff``   write  ``operation_state == "not_applied"``    ``retry_with_backoff`` /
+                                (provably not processed, e.g.           ``stop``
+                                connection refused, 429): attempts
+                                left / exhausted
+``verify_state``         write  read-back found the write               ``stop`` (it is done:
+                                (``verified_absent=False``)             report it, never resend)
+``verify_state``         write  read-back found nothing                 ``retry_with_backoff`` /
+                                (``verified_absent=True``): attempts    ``stop``
+                                left / exhausted
+``verify_state``         write  not verified, same idempotency key:     ``retry_with_backoff`` /
+                                the server deduplicates; attempts       ``stop_unknown``
+                                left / exhausted
+``verify_state``         write  not verified, no key, verification      ``verify_state``
+                                possible
+``verify_state``         write  not verified, no key, verification      ``stop_unknown``
+                                impossible
+=======================  =====  ======================================  ========================
 
-A write that failed as ``temporary`` but without ``operation_state == "not_applied"`` is not
-provably unprocessed, so it is handled as ``unknown_outcome``. ``stop_unknown`` means: report
-the result as unknown and stop resending.
+A write that failed with ``retry_with_backoff`` but without
+``operation_state == "not_applied"`` is not provably unprocessed, so it is handled like
+``verify_state`` (the rows below it). ``stop_unknown`` means: report the result as unknown and
+stop resending.
 
 Two lessons the table encodes:
 
 - *Invalid argument, permission, unknown outcome* each allow something different: fix the
-  input; ask for access (other arguments will not help); find out what happened before
-  anything else. Only a *temporary* failure of a call that provably did nothing, or of a read,
-  may simply be retried (Google AIP-194: retry UNAVAILABLE, never DEADLINE_EXCEEDED or
+  input; check the authorization (other arguments will not help); find out what happened
+  before anything else. Only a *transient* failure of a call that provably did nothing, or of
+  a read, may simply be retried (Google AIP-194: retry UNAVAILABLE, never DEADLINE_EXCEEDED or
   INVALID_ARGUMENT; gRPC: retry a non-idempotent call only when the server provably did not
   process it).
 - *Idempotent is not "always succeeds"*: resending with the same key is safe (no second
   comment), but the answer may be the replayed original error, a 409 while the first request
-  is still in flight, or a 422 if the payload changed; each answer is classified again. Keys
+  is still in flight, or a 422 if the payload changed; each answer is decided again. Keys
   are kept for a stated window (Stripe: at least 24 h), far longer than
   ``total_backoff_cap_s``.
 
@@ -74,72 +86,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import Any, Literal
+from typing import Any
 
-from tutorial_lib.core.contracts import CATALOGUE
+from tutorial_lib.core.contracts import NextStep, next_step
 
 __all__ = [
-    "Action",
     "Decision",
-    "FailureKind",
     "RetryPolicy",
     "backoff_schedule",
-    "classify",
     "decide_after_failure",
     "parse_retry_after",
 ]
 
-FailureKind = Literal["invalid_input", "permission", "temporary", "unknown_outcome", "final"]
-Action = Literal["fix_input", "ask_authorization", "retry", "verify_state", "stop_unknown", "stop"]
-
-_KIND_OF_RETRY: dict[str, FailureKind] = {
-    "with_backoff": "temporary",
-    "after_authorization": "permission",
-    "after_input_correction": "invalid_input",
-    "after_status_check": "unknown_outcome",
-    "never": "final",
-}
-
 #: Upper bound on ``RetryPolicy.max_attempts`` (gRPC treats more than 5 as 5).
 MAX_ATTEMPTS_LIMIT = 10
-
-
-def _error_of(error: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The ``error`` object, whether given alone or inside a failure envelope."""
-    if "ok" in error:
-        if error["ok"] is not False:
-            raise ValueError("a success envelope is not a failure: nothing to classify")
-        error = error.get("error")  # type: ignore[assignment]
-    if not isinstance(error, Mapping):
-        raise ValueError(f"not a contract error: {error!r}")
-    return error
-
-
-def classify(error: Mapping[str, Any]) -> FailureKind:
-    """The kind of a failure, from a contract error (a whole failure envelope is accepted).
-
-    ``operation_state == "unknown"`` always wins (``unknown_outcome``): the call may have taken
-    effect whatever its code says. Otherwise the ``retry`` advice decides, falling back to the
-    code's default in :data:`tutorial_lib.core.contracts.CATALOGUE`:
-    ``with_backoff`` -> temporary, ``after_authorization`` -> permission,
-    ``after_input_correction`` -> invalid_input, ``after_status_check`` -> unknown_outcome,
-    ``never`` -> final.
-
-    Raises ValueError when the error gives no way to decide (unknown code without advice,
-    unknown advice, not an error at all).
-    """
-    error = _error_of(error)
-    if error.get("operation_state") == "unknown":
-        return "unknown_outcome"
-    retry = error.get("retry")
-    if retry is None:
-        code = error.get("code")
-        if not isinstance(code, str) or code not in CATALOGUE:
-            raise ValueError(f"unknown code {code!r} and no retry advice: cannot classify")
-        retry = CATALOGUE[code].retry
-    if retry not in _KIND_OF_RETRY:
-        raise ValueError(f"unknown retry advice {retry!r}")
-    return _KIND_OF_RETRY[retry]
 
 
 _SECONDS = re.compile(r"[0-9]+(?:\.[0-9]+)?", re.ASCII)
@@ -257,9 +217,12 @@ def backoff_schedule(
 
 @dataclass(frozen=True)
 class Decision:
-    """What to do after a failure, and why (the reason is meant for people and the model)."""
+    """What to do after a failure, and why (the reason is meant for people and the model).
 
-    action: Action
+    ``action`` is one of :data:`tutorial_lib.core.contracts.NextStep`.
+    """
+
+    action: NextStep
     reason: str
 
 
@@ -275,6 +238,10 @@ def decide_after_failure(
 ) -> Decision:
     """The next step after a failed call; see the decision table in the module docstring.
 
+    ``error`` is a contract error (a whole failure envelope is accepted too); what it calls
+    for is :func:`tutorial_lib.core.contracts.next_step`, which raises ValueError for
+    anything it cannot decide from (an unknown code without advice, a success...).
+
     - ``attempt``: calls made so far, the failed one included (1 after the first failure);
       a retry needs ``attempt < policy.max_attempts`` (and a wait left in
       :func:`backoff_schedule`, which the caller checks);
@@ -287,29 +254,35 @@ def decide_after_failure(
     """
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
         raise ValueError(f"attempt counts calls made so far and must be >= 1, got {attempt!r}")
-    kind = classify(error)
+    step = next_step(error)
     left = attempt < policy.max_attempts
     exhausted = f"{attempt} of {policy.max_attempts} attempts used"
     state = _error_of(error).get("operation_state")
 
-    if kind == "invalid_input":
+    if step == "fix_input":
         return Decision("fix_input", "the input was refused: correct it, then call again")
-    if kind == "permission":
+    if step == "search_first":
+        return Decision("search_first", "the target does not exist: search for it first")
+    if step == "check_authorization":
         return Decision(
-            "ask_authorization", "access was refused: ask for permission; retrying will not help"
+            "check_authorization",
+            "access was refused: ask for permission; retrying will not help",
         )
-    if kind == "final":
+    if step not in ("retry_with_backoff", "verify_state"):  # "stop": nothing can help
         return Decision("stop", "retrying cannot help: report the failure and stop")
 
     if not is_write:
         if left:
-            return Decision("retry", "a read changes nothing: retry after the backoff wait")
+            return Decision(
+                "retry_with_backoff", "a read changes nothing: retry after the backoff wait"
+            )
         return Decision("stop", f"a read kept failing ({exhausted}): report the failure")
 
-    if kind == "temporary" and state == "not_applied":
+    if step == "retry_with_backoff" and state == "not_applied":
         if left:
             return Decision(
-                "retry", "the write provably did not happen: retry after the backoff wait"
+                "retry_with_backoff",
+                "the write provably did not happen: retry after the backoff wait",
             )
         return Decision("stop", f"the write did not happen ({exhausted}): report not posted")
 
@@ -319,12 +292,14 @@ def decide_after_failure(
     if verified_absent is True:
         if left:
             how = "the server deduplicates the key" if same_idempotency_key else "read back"
-            return Decision("retry", f"verified absent ({how}): resending posts it once")
+            return Decision(
+                "retry_with_backoff", f"verified absent ({how}): resending posts it once"
+            )
         return Decision("stop", f"verified absent ({exhausted}): report not posted")
     if same_idempotency_key:
         if left:
             return Decision(
-                "retry",
+                "retry_with_backoff",
                 "outcome unknown, but the same idempotency key makes a resend safe: the server"
                 " replays the first result instead of writing twice",
             )
@@ -340,3 +315,10 @@ def decide_after_failure(
         "outcome unknown and it cannot be verified: report the result as unknown and stop"
         " resending",
     )
+
+
+def _error_of(error: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The ``error`` object, whether given alone or inside a failure envelope (already
+    checked by :func:`~tutorial_lib.core.contracts.next_step`)."""
+    inner = error.get("error") if "ok" in error else error
+    return inner if isinstance(inner, Mapping) else {}

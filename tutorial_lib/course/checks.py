@@ -11,15 +11,14 @@ The output is deterministic (no timings, no memory addresses), so nbval can comp
 from __future__ import annotations
 
 import copy
-import ctypes
 import math
 import re
-import signal
 import tempfile
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from tutorial_lib.core.time_limit import TimeLimit
 
 __all__ = [
     "NOT_IMPLEMENTED_VERDICT",
@@ -191,7 +190,7 @@ def _run_one(
     args = copy.deepcopy(case.args)
     kwargs = copy.deepcopy(dict(case.kwargs))
     try:
-        with _TimeLimit(limit_s):
+        with _time_limit(limit_s):
             value = function(*args, **kwargs)
     except _CaseTimeout:
         return CaseResult(case, "timeout")
@@ -297,57 +296,19 @@ class _CaseTimeout(BaseException):
     """
 
 
-class _TimeLimit:
-    """Interrupt the current thread after ``limit_s`` seconds.
+#: With the signal, the stop fires again this often after the first: a bare ``except:``
+#: inside the learner's loop only delays it.
+_REFIRE_S = 0.05
 
-    In the main thread (a Jupyter kernel, pytest) a real-time interval timer raises
-    ``_CaseTimeout`` from a signal handler; it re-fires every 50 ms, so even a bare
-    ``except:`` inside the loop only delays the stop. Elsewhere (other threads, Windows)
-    a watchdog thread injects the exception with ``PyThreadState_SetAsyncExc``.
-    One bug no in-process limit can stop: a loop that swallows *every* exception
-    (a bare ``except:`` around its body). The kernel's restart button remains for that.
+
+def _time_limit(limit_s: float) -> TimeLimit:
+    """Interrupt the learner's function after ``limit_s`` seconds.
+
+    The core limiter (:class:`~tutorial_lib.core.time_limit.TimeLimit`) with the checks'
+    policy: in the main thread (a Jupyter kernel, pytest) SIGALRM raises
+    ``_CaseTimeout`` and re-fires every 50 ms; elsewhere (other threads, Windows) a
+    watchdog injects it. One bug no in-process limit can stop: a loop that swallows
+    *every* exception (a bare ``except:`` around its body). The kernel's restart button
+    remains for that.
     """
-
-    _REFIRE_S = 0.05
-
-    def __init__(self, limit_s: float) -> None:
-        self.limit_s = limit_s
-        self.armed = False
-        self._previous: Any = None
-        self._watchdog: threading.Timer | None = None
-        self._use_signal = (
-            hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-        )
-
-    def __enter__(self) -> _TimeLimit:
-        self.armed = True
-        if self._use_signal:
-            self._previous = signal.signal(signal.SIGALRM, self._on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, self.limit_s, self._REFIRE_S)
-        else:
-            target = threading.get_ident()
-            self._watchdog = threading.Timer(self.limit_s, self._inject, args=(target,))
-            self._watchdog.daemon = True
-            self._watchdog.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        if self._use_signal:
-            signal.setitimer(signal.ITIMER_REAL, 0, 0)
-            self.armed = False
-            # None means the old handler was not set from Python: restore the default.
-            signal.signal(signal.SIGALRM, self._previous or signal.SIG_DFL)
-        else:
-            self.armed = False
-            assert self._watchdog is not None
-            self._watchdog.cancel()
-
-    def _on_alarm(self, signum: int, frame: object) -> None:
-        if self.armed:
-            raise _CaseTimeout
-
-    def _inject(self, thread_id: int) -> None:
-        if self.armed:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                ctypes.c_ulong(thread_id), ctypes.py_object(_CaseTimeout)
-            )
+    return TimeLimit(limit_s, _CaseTimeout, refire_s=_REFIRE_S, other_threads="inject")

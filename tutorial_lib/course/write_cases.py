@@ -1,10 +1,14 @@
 """Chapter 05's exercise tables, shared by the exercise and the tests.
 
 - :data:`WRITE_DECISION_CASES`: what to do after a failed write, for
-  ``decide(error, same_key, read_back, can_read_back, attempts_left)``. The expected answers
-  are the library's own: :func:`library_decision` asks
-  :func:`tutorial_lib.core.retry.decide_after_failure` and names the answer in the exercise's
-  words, and the tests check that it passes this table.
+  ``decide(error, same_key, read_back, can_read_back, attempts_left)``. While there is
+  something left to do, the answer is a :data:`tutorial_lib.core.contracts.NextStep`
+  (``fix_input``, ``check_authorization``, ``retry_with_backoff``, ``verify_state``); when the
+  write stops, it is what the tool then reports, in :func:`tutorial_lib.github.writes.write_status`'s
+  words (``already_posted``, ``not_posted``, ``unknown``). The expected answers are the
+  library's own: :func:`library_decision` asks
+  :func:`tutorial_lib.core.retry.decide_after_failure`, and the tests check that it passes
+  this table.
 - :data:`RECONCILE_CASES`: the read-back check, for ``reconcile(comments, key, body)``;
   :func:`tutorial_lib.github.writes.reconcile` passes it.
 """
@@ -16,7 +20,7 @@ from typing import Any, Literal
 
 from tutorial_lib.core.retry import decide_after_failure
 from tutorial_lib.course.checks import Case
-from tutorial_lib.github.writes import WRITE_POLICY, marker
+from tutorial_lib.github.writes import WRITE_POLICY, WriteStatus, marker
 
 __all__ = [
     "DENIED",
@@ -30,6 +34,8 @@ __all__ = [
 ]
 
 ReadBack = Literal["found", "absent"] | None
+#: The next steps after which a write goes on (the other answers are what it reports).
+ContinuingStep = Literal["fix_input", "check_authorization", "retry_with_backoff", "verify_state"]
 
 
 def _error(code: str, operation_state: str, retry: str) -> dict[str, str]:
@@ -49,8 +55,14 @@ def library_decision(
     read_back: ReadBack,
     can_read_back: bool,
     attempts_left: bool,
-) -> str:
-    """The library's decision after a failed write, in the exercise's seven words."""
+) -> ContinuingStep | WriteStatus:
+    """The library's decision after a failed write, in the exercise's seven words.
+
+    A :class:`~tutorial_lib.core.retry.Decision` that goes on (``fix_input``,
+    ``check_authorization``, ``retry_with_backoff``, ``verify_state``) is answered as it is;
+    one that stops is answered with what the tool reports: ``stop_unknown`` is ``unknown``,
+    ``stop`` is ``already_posted`` when the read-back found the write, else ``not_posted``.
+    """
     verified_absent = {None: None, "found": False, "absent": True}[read_back]
     decision = decide_after_failure(
         error,
@@ -61,12 +73,15 @@ def library_decision(
         verified_absent=verified_absent,
         can_verify=can_read_back,
     )
-    if decision.action == "stop_unknown":
-        return "report_unknown"
-    if decision.action == "stop":
-        found = read_back == "found" and error.get("operation_state") == "unknown"
-        return "report_already_posted" if found else "report_not_posted"
-    return decision.action
+    action = decision.action
+    if action == "stop_unknown":
+        return "unknown"
+    if action in ("fix_input", "check_authorization", "retry_with_backoff", "verify_state"):
+        return action  # type: ignore[return-value]
+    # "stop" (and "search_first", which a write to a named PR does not meet here): the write
+    # is over; found by a read-back means it exists.
+    found = read_back == "found" and error.get("operation_state") == "unknown"
+    return "already_posted" if found else "not_posted"
 
 
 WRITE_DECISION_CASES: tuple[Case, ...] = (
@@ -79,25 +94,25 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
     Case(
         "token 不对（401）",
         (DENIED, False, None, True, True),
-        "ask_authorization",
+        "check_authorization",
         "没有权限：换参数也没用，请用户授权。",
     ),
     Case(
         "不会改变的失败",
         (TOO_LARGE, False, None, True, True),
-        "report_not_posted",
+        "not_posted",
         "retry 为 never：如实报告没发，不要重试。",
     ),
     Case(
         "连接被拒绝，还有次数",
         (REFUSED, False, None, True, True),
-        "retry",
+        "retry_with_backoff",
         "连接被拒绝证明没执行：退避后可以重发。",
     ),
     Case(
         "429，次数用完",
         (REFUSED, False, None, True, False),
-        "report_not_posted",
+        "not_posted",
         "确定没执行、也不能再试：报告没发。",
     ),
     Case(
@@ -109,37 +124,37 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
     Case(
         "超时，读回找到了",
         (TIMEOUT, False, "found", True, True),
-        "report_already_posted",
+        "already_posted",
         "找到了就是已经发出：绝不再发。",
     ),
     Case(
         "超时，读回确认没有",
         (TIMEOUT, False, "absent", True, True),
-        "retry",
+        "retry_with_backoff",
         "确认没有、还有次数：可以再发一次。",
     ),
     Case(
         "超时，读回没有，次数用完",
         (TIMEOUT, False, "absent", True, False),
-        "report_not_posted",
+        "not_posted",
         "确认没有但不能再试：这时报告没发是真话。",
     ),
     Case(
         "超时，有同一个幂等键",
         (TIMEOUT, True, None, False, True),
-        "retry",
+        "retry_with_backoff",
         "服务器会重放第一次的结果：同一个键重发不会重复。",
     ),
     Case(
         "超时，有幂等键但次数用完",
         (TIMEOUT, True, None, False, False),
-        "report_unknown",
+        "unknown",
         "没查清又不能再试：报告未知，不能说没发。",
     ),
     Case(
         "超时，不能读回也没有键",
         (TIMEOUT, False, None, False, True),
-        "report_unknown",
+        "unknown",
         "既没有幂等键也不能读回：状态无从得知，停下如实报告。",
     ),
 )

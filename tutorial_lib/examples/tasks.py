@@ -1,48 +1,59 @@
 """Chapter 03's teaching example: one tiny task tool, two error styles.
 
-``task_set_status(args, store=..., style=...)`` sets the status of a task in an in-memory
-:class:`TaskStore`. Its arguments are ``task_id`` (a string such as ``"T-1"``) and
-``status``, one of ``todo``, ``in_progress``, ``blocked``, ``done``.
+``task_set_status`` sets the status of a task in an in-memory :class:`TaskStore`. Its
+arguments are ``task_id`` (a string such as ``"T-1"``) and ``status``, one of ``todo``,
+``in_progress``, ``blocked``, ``done``. It is declared once, :data:`TASK_SET_STATUS_SPEC`,
+and travels the road like every tool:
 
-- ``style="bare"``: a failure is ``{"error": "INVALID_ARGUMENT"}`` and nothing else. The
-  caller learns that something was wrong, not what, nor whether anything changed, nor
-  whether to try again;
-- ``style="rich"``: the contract's failure envelope: ``code``, ``field``,
-  ``allowed_values``, ``received``, ``operation_state``, ``retry`` and a *conditional*
-  ``suggestion``, every one filled in from what really happened in this call.
+    find the tool -> schema check (TASK_SET_STATUS_SCHEMA, status worded by
+    status_value_error) -> business check (the task exists) -> authorization
+    -> confirmation -> execution (the write) -> envelope
+
+Its failures come in two styles (``error_style`` of the spec):
+
+- ``"bare"``: a failure is ``{"error": "INVALID_ARGUMENT"}`` and nothing else. The caller
+  learns that something was wrong, not what, nor whether anything changed, nor whether to
+  try again;
+- ``"rich"``: the contract's failure envelope: ``code``, ``field``, ``allowed_values``,
+  ``received``, ``operation_state``, ``retry`` and a *conditional* ``suggestion``, every
+  one filled in from what really happened in this call.
 
 The suggestion is conditional on purpose: only a received value that means "work has
 started" (``doing``, ``started``, ``wip``...) earns the hint ``in_progress``, and even then
 only with its condition stated; any other wrong value gets the list of allowed values,
 because guessing the caller's intent from ``"finished"`` or ``"later"`` would be a guess.
 
-:func:`with_bare_errors` turns any contract tool into its bare twin (e.g. ``read_lines``),
-so the chapter can run the same scripted model against both styles and count the calls.
+:func:`with_bare_errors` turns any tool into its bare twin (e.g. ``read_lines``), so the
+chapter can run the same scripted model against both styles and count the calls.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from tutorial_lib.core.contracts import CATALOGUE, ContractError, failure, json_safe, success
-from tutorial_lib.core.tools import Annotations, ToolSpec
+from tutorial_lib.core.contracts import ContractError, Envelope, json_safe
+from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.tools import LOCAL_WRITE, ErrorStyle, Registry, ToolSpec
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 __all__ = [
     "BARE_INVALID",
     "STARTED_WORDS",
     "TASK_SET_STATUS_SCHEMA",
+    "TASK_SET_STATUS_SPEC",
     "TASK_STATUSES",
     "TaskStore",
-    "bare_error",
+    "status_value_error",
     "task_set_status",
     "task_set_status_spec",
     "with_bare_errors",
 ]
 
 TOOL_NAME = "task_set_status"
-Style = Literal["bare", "rich"]
 
 #: The statuses a task may have, in the tool's own vocabulary.
 TASK_STATUSES: tuple[str, ...] = ("todo", "in_progress", "blocked", "done")
@@ -55,8 +66,6 @@ STARTED_WORDS = frozenset(
 #: What every bare failure says about a bad argument.
 BARE_INVALID = {"error": "INVALID_ARGUMENT"}
 
-_FIELDS = ("task_id", "status")
-
 TASK_SET_STATUS_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -67,11 +76,12 @@ TASK_SET_STATUS_SCHEMA: dict[str, Any] = {
             "description": "Id of an existing task, e.g. 'T-1'.",
         },
         "status": {
+            "type": "string",
             "enum": list(TASK_STATUSES),
             "description": "The new status: todo, in_progress (work has started), blocked, done.",
         },
     },
-    "required": list(_FIELDS),
+    "required": ["task_id", "status"],
     "additionalProperties": False,
 }
 
@@ -89,101 +99,37 @@ class TaskStore:
     lose_next_reply: bool = False
     writes: int = 0
 
-
-def task_set_status(args: Any, *, store: TaskStore, style: Style = "rich") -> dict[str, Any]:
-    """Set ``args["status"]`` on task ``args["task_id"]`` in ``store``; never raises.
-
-    Returns the success envelope (``data``: ``task_id``, ``status``, ``previous_status``,
-    ``changed``) or a failure in the chosen ``style``. Setting the status a task already
-    has succeeds with ``changed: false`` (the call is idempotent).
-    """
-    try:
-        task_id, status = _check(args, store)
-        previous = store.tasks[task_id]
-        store.tasks[task_id] = status  # execution
-        store.writes += 1
-        if store.lose_next_reply:
-            store.lose_next_reply = False
+    def set_status(self, task_id: str, status: str) -> None:
+        """Write ``status`` on ``task_id``; raises TimeoutError *after* the write if the
+        reply is to be lost (the change is made, the caller is not told)."""
+        self.tasks[task_id] = status
+        self.writes += 1
+        if self.lose_next_reply:
+            self.lose_next_reply = False
             raise TimeoutError("the reply was lost after the write")
-    except ContractError as exc:
-        return failure(TOOL_NAME, exc) if style == "rich" else bare_error(exc.code)
-    except TimeoutError as exc:
-        # From the caller's side nothing says whether the write happened: report exactly that.
-        error = ContractError(
-            "outcome_unknown",
-            f"no reply from the task store after sending status {status!r} for {task_id!r};"
-            " the change may or may not have been made",
-            field="status",
-            received=status,
-            suggestion=f"read the current status of {task_id} before sending anything again",
-            log={"exception_class": type(exc).__name__},
-        )
-        return failure(TOOL_NAME, error, "unknown") if style == "rich" else bare_error(error.code)
-    data = {
-        "task_id": task_id,
-        "status": status,
-        "previous_status": previous,
-        "changed": previous != status,
-    }
-    return success(TOOL_NAME, data)
 
 
-def _check(args: Any, store: TaskStore) -> tuple[str, str]:
-    """Schema and business checks, in a fixed order: object, missing, unknown, each field."""
-    if not isinstance(args, Mapping):
-        raise ContractError(
-            "invalid_type",
-            "arguments must be a JSON object with task_id and status",
-            received=args,
-            expected="object",
-        )
-    for name in _FIELDS:
-        if name not in args:
-            raise ContractError(
-                "missing_field",
-                f"the argument '{name}' is required",
-                field=name,
-                expected="string",
-            )
-    extra = sorted(str(k) for k in args if k not in _FIELDS)
-    if extra:
-        raise ContractError(
-            "unknown_field",
-            f"{TOOL_NAME} has no argument '{extra[0]}'; it accepts only task_id and status",
-            field=extra[0],
-            received=args[extra[0]],
-            allowed_values=list(_FIELDS),
-        )
-    task_id, status = args["task_id"], args["status"]
-    for name, value in (("task_id", task_id), ("status", status)):
-        if type(value) is not str:
-            raise ContractError(
-                "invalid_type",
-                f"'{name}' must be a JSON string",
-                field=name,
-                received=value,
-                expected="string",
-            )
-    if status not in TASK_STATUSES:
-        raise _invalid_status(status, task_id, store)
-    if task_id not in store.tasks:
-        raise ContractError(
-            "not_found",
-            f"there is no task {json_safe(task_id)!r}; the status was not changed",
-            field="task_id",
-            received=task_id,
-            suggestion="look the task up first; ids look like 'T-1'",
-        )
-    return task_id, status
+def status_value_error(name: str, value: Any, error: ValidationError) -> ContractError:
+    """The schema check's wording for task_set_status's value errors.
 
-
-def _invalid_status(status: str, task_id: str, store: TaskStore) -> ContractError:
-    """The rich error for a status outside the list, with a suggestion only when earned."""
-    normalized = status.strip().lower().replace("-", "_").replace(" ", "_")
-    current = store.tasks.get(task_id)
-    unchanged = (
-        f"task {task_id} keeps its status {current!r}" if current is not None else "nothing changed"
+    A status outside the list is ``invalid_status``, with a suggestion only when earned
+    (see the module docstring). The schema check runs before anything touches the store,
+    so the message says what is certain: nothing was changed (it cannot name the task's
+    current status: the task may not even exist).
+    """
+    if name == "status":
+        return _invalid_status(str(value))
+    return ContractError(
+        "invalid_value",
+        f"'{name}' must not be empty; ids look like 'T-1'",
+        field=name,
+        received=value,
+        expected="non-empty string",
     )
+
+
+def _invalid_status(status: str) -> ContractError:
+    normalized = status.strip().lower().replace("-", "_").replace(" ", "_")
     if normalized in STARTED_WORDS or normalized == "in_progress":
         suggestion = (
             "if work on the task has really begun, send status 'in_progress';"
@@ -193,7 +139,8 @@ def _invalid_status(status: str, task_id: str, store: TaskStore) -> ContractErro
         suggestion = "send one of: " + ", ".join(TASK_STATUSES)
     return ContractError(
         "invalid_status",
-        f"'status' must be one of the allowed values, got {json_safe(status)!r}; {unchanged}",
+        f"'status' must be one of the allowed values, got {json_safe(status)!r};"
+        " no status was changed",
         field="status",
         received=status,
         allowed_values=list(TASK_STATUSES),
@@ -201,52 +148,89 @@ def _invalid_status(status: str, task_id: str, store: TaskStore) -> ContractErro
     )
 
 
-def bare_error(code: str) -> dict[str, str]:
-    """The bare style of a failure: one upper-case word, nothing else.
+def _find_task(store: TaskStore, args: Mapping[str, Any]) -> str:
+    """The business check: the task exists. Hands its current status on to execution."""
+    task_id = args["task_id"]
+    if task_id not in store.tasks:
+        raise ContractError(
+            "not_found",
+            f"there is no task {json_safe(task_id)!r}; the status was not changed",
+            field="task_id",
+            received=task_id,
+            suggestion="look the task up first; ids look like 'T-1'",
+        )
+    return store.tasks[task_id]
 
-    Argument problems (codes whose advice is ``after_input_correction``) all become
-    ``INVALID_ARGUMENT``; everything else becomes ``INTERNAL_ERROR``.
+
+def _write(store: TaskStore, args: Mapping[str, Any], previous: str) -> dict[str, Any]:
+    """Execution: the write. A lost reply is reported as unknown, never as failed."""
+    task_id, status = args["task_id"], args["status"]
+    try:
+        store.set_status(task_id, status)
+    except TimeoutError as exc:
+        # From the caller's side nothing says whether the write happened: report exactly that.
+        raise ContractError(
+            "outcome_unknown",
+            f"no reply from the task store after sending status {status!r} for {task_id!r};"
+            " the change may or may not have been made",
+            field="status",
+            received=status,
+            suggestion=f"read the current status of {task_id} before sending anything again",
+            operation_state="unknown",
+        ) from exc  # the log records the TimeoutError, the envelope does not
+    return {
+        "task_id": task_id,
+        "status": status,
+        "previous_status": previous,
+        "changed": previous != status,
+    }
+
+
+#: task_set_status, declared once (unbound: bind a :class:`TaskStore` with
+#: :func:`task_set_status_spec`).
+TASK_SET_STATUS_SPEC = ToolSpec(
+    name=TOOL_NAME,
+    title="Set the status of a task",
+    description=(
+        "Set the status of one existing task in the task tracker. Writes: changes the"
+        " task's status field only; setting the current status again changes nothing."
+        " status is one of todo, in_progress (work has started), blocked, done."
+        ' Example: {"task_id": "T-1", "status": "in_progress"}.'
+    ),
+    input_schema=TASK_SET_STATUS_SCHEMA,
+    annotations=LOCAL_WRITE,
+    check=_find_task,
+    execute=_write,
+    value_error=status_value_error,
+    object_message="arguments must be a JSON object with task_id and status",
+)
+
+
+def task_set_status_spec(store: TaskStore, *, style: ErrorStyle = "rich") -> ToolSpec:
+    """``task_set_status`` bound to ``store``, its failures in ``style``: for a registry."""
+    return TASK_SET_STATUS_SPEC.bind(store).with_error_style(style)
+
+
+def task_set_status(args: Any, *, store: TaskStore, style: ErrorStyle = "rich") -> Envelope:
+    """Set ``args["status"]`` on task ``args["task_id"]`` in ``store``; never raises.
+
+    ``args`` is the raw argument object a model sent. Returns the success envelope
+    (``data``: ``task_id``, ``status``, ``previous_status``, ``changed``) or a failure in
+    the chosen ``style``. Setting the status a task already has succeeds with
+    ``changed: false`` (the call is idempotent).
+
+    A direct call is the same tool on the same road: a registry of one tool and
+    :func:`tutorial_lib.core.road.call_tool`.
     """
-    if CATALOGUE[code].retry == "after_input_correction":
-        return dict(BARE_INVALID)
-    return {"error": "INTERNAL_ERROR"}
-
-
-def task_set_status_spec(store: TaskStore, *, style: Style = "rich") -> ToolSpec:
-    """``task_set_status`` bound to ``store``, as a spec for a registry and the pipeline."""
-
-    def handler(root: Any, args: Any) -> dict[str, Any]:
-        return task_set_status(args, store=store, style=style)
-
-    return ToolSpec(
-        name=TOOL_NAME,
-        title="Set the status of a task",
-        description=(
-            "Set the status of one existing task in the task tracker. Writes: changes the"
-            " task's status field only; setting the current status again changes nothing."
-            " status is one of todo, in_progress (work has started), blocked, done."
-            ' Example: {"task_id": "T-1", "status": "in_progress"}.'
-        ),
-        input_schema=TASK_SET_STATUS_SCHEMA,
-        annotations=Annotations(
-            read_only=False, destructive=False, idempotent=True, open_world=False
-        ),
-        handler=handler,
-    )
+    registry = Registry([task_set_status_spec(store, style=style)])
+    return call_tool(registry, TOOL_NAME, args)
 
 
 def with_bare_errors(spec: ToolSpec) -> ToolSpec:
     """The same tool with its failures reduced to the bare style (successes unchanged).
 
-    For the chapter's comparison only: the twin's failures do not follow the contract, so
-    the pipeline must be told not to check them (``check_envelope=False``).
+    For the chapter's comparison only: a bare failure is not a contract envelope, so the
+    road does not check it (``spec.with_error_style("bare")``, see
+    :func:`tutorial_lib.core.road.bare_error`).
     """
-    inner = spec.handler
-    if inner is None:
-        raise ValueError(f"{spec.name} has no handler")
-
-    def handler(root: Any, args: Any) -> dict[str, Any]:
-        result = inner(root, args)
-        return result if result.get("ok") else bare_error(result["error"]["code"])
-
-    return replace(spec, handler=handler)
+    return spec.with_error_style("bare")

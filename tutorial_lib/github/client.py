@@ -15,9 +15,10 @@ Every request sends ``Accept: application/vnd.github+json``, ``X-GitHub-Api-Vers
 ``{base_url}/graphql`` (``https://api.github.com/graphql``); for GitHub Enterprise Server
 pass ``graphql_url`` explicitly (``https://HOST/api/graphql`` next to ``/api/v3``).
 
-**Lists follow ``Link`` headers**: :meth:`GitHubClient.iter_review_comments` requests the
-first page, then the URL of ``rel="next"`` until a response has none. A next URL on another
-origin than ``base_url`` is refused (the token must never be sent elsewhere).
+**Lists follow ``Link`` headers**, in one loop, :meth:`GitHubClient.iter_pages`: from the
+first page, the URL of ``rel="next"`` until a response has none (review comments, issue
+comments). A next URL on another origin than ``base_url`` is refused (the token must never
+be sent elsewhere).
 
 **Errors become contract errors** (:class:`tutorial_lib.core.contracts.ContractError`):
 
@@ -54,9 +55,9 @@ from tutorial_lib.core.contracts import ContractError
 __all__ = [
     "API_VERSION",
     "REVIEW_THREADS_QUERY",
+    "CommentsPage",
     "GitHubClient",
     "PostedComment",
-    "ReviewCommentsPage",
     "ThreadState",
 ]
 
@@ -106,8 +107,9 @@ class PostedComment:
 
 
 @dataclass(frozen=True)
-class ReviewCommentsPage:
-    """One upstream page: the comments as GitHub sent them, and the ``rel="next"`` URL."""
+class CommentsPage:
+    """One upstream page of a list (review or issue comments): the comments as GitHub sent
+    them, and the ``rel="next"`` URL (None on the last page)."""
 
     comments: list[dict[str, Any]]
     next_url: str | None
@@ -165,24 +167,32 @@ class GitHubClient:
 
     def list_review_comments_page(
         self, repo: str, number: int, *, page: int = 1, per_page: int = MAX_PER_PAGE
-    ) -> ReviewCommentsPage:
+    ) -> CommentsPage:
         """One page of a PR's review comments (ascending id), with its next URL if any."""
         path = f"{_repo_path(repo)}/pulls/{int(number)}/comments"
-        params = {"page": page, "per_page": min(max(per_page, 1), MAX_PER_PAGE)}
-        return self._page(self._send("GET", path, params=params))
+        return self._first_page(path, per_page, page=page)
 
-    def next_review_comments_page(self, next_url: str) -> ReviewCommentsPage:
-        """The page at a ``rel="next"`` URL this client received."""
+    def next_page(self, next_url: str) -> CommentsPage:
+        """The page at a ``rel="next"`` URL this client received (same origin only)."""
         return self._page(self._send("GET", self._same_origin(next_url)))
+
+    def iter_pages(self, first: CommentsPage) -> Iterator[CommentsPage]:
+        """``first``, then every page its ``Link: rel="next"`` chain leads to, until absent.
+
+        The one loop that follows ``Link`` headers, for every list this client reads.
+        """
+        page = first
+        yield page
+        while page.next_url is not None:
+            page = self.next_page(page.next_url)
+            yield page
 
     def iter_review_comments(
         self, repo: str, number: int, per_page: int = MAX_PER_PAGE
     ) -> Iterator[dict[str, Any]]:
         """Every review comment of the PR, following ``Link: rel="next"`` until absent."""
-        page = self.list_review_comments_page(repo, number, per_page=per_page)
-        yield from page.comments
-        while page.next_url is not None:
-            page = self.next_review_comments_page(page.next_url)
+        first = self.list_review_comments_page(repo, number, per_page=per_page)
+        for page in self.iter_pages(first):
             yield from page.comments
 
     def get_review_comment(self, repo: str, comment_id: int) -> dict[str, Any]:
@@ -217,13 +227,8 @@ class GitHubClient:
         ``GET /repos/{owner}/{repo}/issues/{number}/comments``; one request per 100 comments.
         """
         path = f"{_repo_path(repo)}/issues/{int(number)}/comments"
-        params = {"per_page": min(max(per_page, 1), MAX_PER_PAGE)}
-        page = self._page(self._send("GET", path, params=params))
-        comments = list(page.comments)
-        while page.next_url is not None:
-            page = self._page(self._send("GET", self._same_origin(page.next_url)))
-            comments.extend(page.comments)
-        return comments
+        first = self._first_page(path, per_page)
+        return [comment for page in self.iter_pages(first) for comment in page.comments]
 
     # ------------------------------------------------------------------ the one write
 
@@ -312,7 +317,12 @@ class GitHubClient:
             raise _status_error(response, write)
         return response
 
-    def _page(self, response: httpx.Response) -> ReviewCommentsPage:
+    def _first_page(self, path: str, per_page: int, *, page: int = 1) -> CommentsPage:
+        """Page ``page`` of the list at ``path`` (``per_page`` clamped to GitHub's 1..100)."""
+        params = {"page": page, "per_page": min(max(per_page, 1), MAX_PER_PAGE)}
+        return self._page(self._send("GET", path, params=params))
+
+    def _page(self, response: httpx.Response) -> CommentsPage:
         try:
             comments = response.json()
         except ValueError:
@@ -324,7 +334,7 @@ class GitHubClient:
                 log={"status": response.status_code, "path": response.request.url.path},
             )
         next_url = response.links.get("next", {}).get("url")
-        return ReviewCommentsPage(comments, next_url)
+        return CommentsPage(comments, next_url)
 
     def _same_origin(self, url: str) -> str:
         target = httpx.URL(url)

@@ -1,7 +1,17 @@
 """The agent-facing PR tools: github_pr_get, github_pr_list_comments, github_pr_get_comment.
 
-Each call travels the usual road (schema check -> business check -> execution -> envelope)
-and answers with a *paged summary* an agent can trust:
+Each tool is declared once (:data:`PR_GET_SPEC`, :data:`LIST_COMMENTS_SPEC`,
+:data:`GET_COMMENT_SPEC`) and every call travels the road of
+:func:`tutorial_lib.core.road.call_tool`::
+
+    find the tool -> schema check (the tool's schema, worded by pr_argument_error)
+                  -> business check -> authorization -> confirmation -> execution -> envelope
+
+The business check holds only what can be verified without asking GitHub (the cursor of
+github_pr_list_comments is authentic and continues this very query); every GitHub request
+is made in execution, after the authorization and confirmation stations, so a call they
+refuse never reaches GitHub. A client ``not_found`` is restated for the model (which
+repository, which PR, what to check). The answer is a *paged summary* an agent can trust:
 
 - the OBJECT it read: ``repository`` and ``pr`` (never another repository's PR of the same
   number: every request names the repository, and a comment of another PR is not found);
@@ -15,46 +25,58 @@ and answers with a *paged summary* an agent can trust:
   and ``outdated``, and ``details``: the exact ``github_pr_get_comment`` call for the body.
 
 **Keyset pagination over GitHub's page numbers.** GitHub lists review comments in
-ascending id with ``page``/``per_page``. The cursor (:mod:`tutorial_lib.github.pagination`) holds
-the id of the last comment this tool looked at; the next call reads upstream pages from an
-offset hint, steps back while the page could still hold older unseen ids (deletions shift
-pages), and keeps only ids above the position. Comments added between calls have larger
-ids and appear on a later page: none is skipped or repeated, whatever the hint.
+ascending id with ``page``/``per_page``. The cursor (:mod:`tutorial_lib.github.pagination`)
+holds the id of the last comment this tool looked at; the next call reads upstream pages
+from an offset hint, steps back while the page could still hold older unseen ids
+(deletions shift pages), and keeps only ids above the position. Comments added between
+calls have larger ids and appear on a later page: none is skipped or repeated, whatever
+the hint.
 
-The handlers need a client and a cursor key: :class:`GitHubToolContext`. The pipeline calls
-``handler(root, args)``, so :func:`github_tool_specs` builds specs whose handlers close over
-a context and ignore ``root``.
+The tools reach GitHub through a :class:`GitHubToolContext` (client, cursor codec, limits),
+bound once when the registry is built: ``Registry(github_tool_specs(context))``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-
-from tutorial_lib.core.arguments import ArgumentContract, out_of_range_error
-from tutorial_lib.core.contracts import ContractError, dumps, failure, success
-from tutorial_lib.core.tools import Annotations, ToolSpec, bound_handler
+from tutorial_lib.core.arguments import out_of_range_error
+from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.core.tools import GITHUB_READ_ONLY, ToolSpec
 from tutorial_lib.github.client import GitHubClient, ThreadState
-from tutorial_lib.github.pagination import MAX_CURSOR_CHARS, CursorCodec, CursorQuery
+from tutorial_lib.github.pagination import MAX_CURSOR_CHARS, CursorCodec, CursorQuery, CursorState
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 __all__ = [
     "DEFAULT_PAGE_SIZE",
-    "GITHUB_READ_ONLY",
+    "GET_COMMENT_SCHEMA",
+    "GET_COMMENT_SPEC",
+    "LIST_COMMENTS_DATA_SCHEMA",
+    "LIST_COMMENTS_SCHEMA",
+    "LIST_COMMENTS_SPEC",
     "MAX_PAGE_SIZE",
+    "PR_GET_SCHEMA",
+    "PR_GET_SPEC",
+    "PR_PROPERTY",
+    "READ_SPECS",
+    "REPOSITORY_PROPERTY",
     "SUMMARY_CHARS",
     "GitHubToolContext",
-    "context_budget",
-    "github_pr_get",
-    "github_pr_get_comment",
-    "github_pr_list_comments",
     "github_tool_specs",
+    "pr_argument_error",
     "summarize_comment",
     "thread_states",
 ]
+
+#: The tools' names, written once (the specs, the details entries and the schemas use them).
+PR_GET = "github_pr_get"
+LIST_COMMENTS = "github_pr_list_comments"
+GET_COMMENT = "github_pr_get_comment"
 
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 50
@@ -66,13 +88,10 @@ FILTERS = ("all", "unresolved")
 FORMATS = ("concise", "detailed")
 REPOSITORY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/(?!\.\.?$)[A-Za-z0-9_.-]{1,100}$"
 
-#: Read-only, but reaching a remote service.
-GITHUB_READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True, open_world=True)
-
 
 @dataclass
 class GitHubToolContext:
-    """What the handlers need: the REST client, the cursor codec and server-side limits.
+    """What the tools need, bound once: the REST client, the cursor codec, server limits.
 
     - ``upstream_per_page``: GitHub's ``per_page`` for the tool's own reads (max 100);
     - ``max_upstream_pages``: at most this many upstream pages per call; if the page is not
@@ -260,7 +279,9 @@ def _quoted(prefix: str, text: str) -> str:
 
 # --------------------------------------------------------------------------- the contracts
 
-_REPOSITORY = {
+#: ``repository`` as every GitHub tool declares it (the write tools of
+#: :mod:`tutorial_lib.github.writes` share it: same wording everywhere).
+REPOSITORY_PROPERTY: dict[str, Any] = {
     "type": "string",
     "minLength": 3,
     "maxLength": 140,
@@ -268,7 +289,8 @@ _REPOSITORY = {
     "description": "The repository as 'owner/name', e.g. 'example/shop'. Only this"
     " repository is read: a PR number in another repository is another PR.",
 }
-_PR = {
+#: ``pr`` as every GitHub tool declares it.
+PR_PROPERTY: dict[str, Any] = {
     "type": "integer",
     "minimum": 1,
     "maximum": MAX_PR,
@@ -285,7 +307,11 @@ _FORMAT = {
 PR_GET_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
-    "properties": {"repository": _REPOSITORY, "pr": _PR, "response_format": _FORMAT},
+    "properties": {
+        "repository": REPOSITORY_PROPERTY,
+        "pr": PR_PROPERTY,
+        "response_format": _FORMAT,
+    },
     "required": ["repository", "pr"],
     "additionalProperties": False,
 }
@@ -294,8 +320,8 @@ LIST_COMMENTS_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-        "repository": _REPOSITORY,
-        "pr": _PR,
+        "repository": REPOSITORY_PROPERTY,
+        "pr": PR_PROPERTY,
         "cursor": {
             "type": "string",
             "minLength": 1,
@@ -328,13 +354,13 @@ GET_COMMENT_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-        "repository": _REPOSITORY,
-        "pr": _PR,
+        "repository": REPOSITORY_PROPERTY,
+        "pr": PR_PROPERTY,
         "comment_id": {
             "type": "integer",
             "minimum": 1,
             "maximum": MAX_COMMENT_ID,
-            "description": "A comment_id from github_pr_list_comments, e.g. 1700000042.",
+            "description": f"A comment_id from {LIST_COMMENTS}, e.g. 1700000042.",
         },
         "response_format": _FORMAT,
     },
@@ -343,7 +369,13 @@ GET_COMMENT_SCHEMA: dict[str, Any] = {
 }
 
 
-def _value_error(name: str, value: Any, error: jsonschema.ValidationError) -> ContractError:
+def pr_argument_error(name: str, value: Any, error: ValidationError) -> ContractError:
+    """The wording of a value the schema refused, for every GitHub PR tool.
+
+    The ``value_error`` of the read specs (and of the write tools): ``repository`` not
+    ``owner/name``, an id or ``page_size`` out of range, a ``response_format`` or
+    ``filter`` not allowed, a ``cursor`` that cannot be one this tool returned.
+    """
     if name == "repository":
         return ContractError(
             "invalid_value",
@@ -377,16 +409,6 @@ def _value_error(name: str, value: Any, error: jsonschema.ValidationError) -> Co
     )  # pragma: no cover
 
 
-#: Shared with the write tools of :mod:`tutorial_lib.github.writes` (same wording everywhere).
-REPOSITORY_PROPERTY = _REPOSITORY
-PR_PROPERTY = _PR
-pr_argument_error = _value_error
-
-_PR_GET = ArgumentContract("github_pr_get", PR_GET_SCHEMA, _value_error)
-_LIST = ArgumentContract("github_pr_list_comments", LIST_COMMENTS_SCHEMA, _value_error)
-_GET_COMMENT = ArgumentContract("github_pr_get_comment", GET_COMMENT_SCHEMA, _value_error)
-
-
 def _not_found(error: ContractError, repository: str, pr: int) -> ContractError:
     """A client ``not_found`` restated for the model, with what to check."""
     if error.code != "not_found":
@@ -405,81 +427,80 @@ def _not_found(error: ContractError, repository: str, pr: int) -> ContractError:
 # --------------------------------------------------------------------------- the tools
 
 
-def github_pr_get(context: GitHubToolContext, args: Any) -> dict[str, Any]:
-    """The pull request ``args["pr"]`` of ``args["repository"]``: title, state, counts."""
-    tool = "github_pr_get"
+def _get_pull(context: GitHubToolContext, args: Mapping[str, Any], checked: None) -> dict[str, Any]:
+    """Execution of github_pr_get: the PR's title, state, author and comment count."""
+    repository, pr = args["repository"], args["pr"]
     try:
-        error = _PR_GET.validate(args)
-        if error is not None:
-            raise error
-        repository, pr = args["repository"], args["pr"]
-        try:
-            pull = context.client.get_pull(repository, pr)
-        except ContractError as exc:
-            raise _not_found(exc, repository, pr) from None
-        data: dict[str, Any] = {
-            "repository": repository,
-            "pr": pr,
-            "title": str(pull.get("title") or ""),
-            "state": str(pull.get("state") or ""),
-            "author": _login(pull.get("user")),
-            "review_comments": pull.get("review_comments"),
-            "comments_tool": {
-                "name": "github_pr_list_comments",
-                "arguments": {"repository": repository, "pr": pr},
-            },
-        }
-        if args.get("response_format", "concise") == "detailed":
-            data["body"] = str(pull.get("body") or "")
-            data["created_at"] = pull.get("created_at")
-            data["head"] = (pull.get("head") or {}).get("ref")
-            data["base"] = (pull.get("base") or {}).get("ref")
-        return success(tool, data)
+        pull = context.client.get_pull(repository, pr)
     except ContractError as exc:
-        return failure(tool, exc)
+        raise _not_found(exc, repository, pr) from None
+    data: dict[str, Any] = {
+        "repository": repository,
+        "pr": pr,
+        "title": str(pull.get("title") or ""),
+        "state": str(pull.get("state") or ""),
+        "author": _login(pull.get("user")),
+        "review_comments": pull.get("review_comments"),
+        "comments_tool": {
+            "name": LIST_COMMENTS,
+            "arguments": {"repository": repository, "pr": pr},
+        },
+    }
+    if args.get("response_format", "concise") == "detailed":
+        data["body"] = str(pull.get("body") or "")
+        data["created_at"] = pull.get("created_at")
+        data["head"] = (pull.get("head") or {}).get("ref")
+        data["base"] = (pull.get("base") or {}).get("ref")
+    return data
 
 
-def github_pr_list_comments(context: GitHubToolContext, args: Any) -> dict[str, Any]:
-    """One page of summarized review comments, with ``coverage`` and ``next_cursor``."""
-    tool = "github_pr_list_comments"
+def _list_query(args: Mapping[str, Any]) -> CursorQuery:
+    """The query a github_pr_list_comments call reads (what its cursor is bound to)."""
+    return CursorQuery(
+        args["repository"],
+        args["pr"],
+        args.get("filter", "all"),
+        args.get("page_size", DEFAULT_PAGE_SIZE),
+    )
+
+
+def _check_cursor(context: GitHubToolContext, args: Mapping[str, Any]) -> CursorState | None:
+    """The business check of github_pr_list_comments: a ``cursor``, if given, is one this
+    tool issued, unaltered, unexpired, for this very query (None on a first page)."""
+    if "cursor" not in args:
+        return None
+    return context.codec.decode(args["cursor"], _list_query(args))
+
+
+def _list_comments(
+    context: GitHubToolContext, args: Mapping[str, Any], position: CursorState | None
+) -> dict[str, Any]:
+    """Execution of github_pr_list_comments: one page, with ``coverage``, ``next_cursor``."""
+    repository, pr = args["repository"], args["pr"]
+    query = _list_query(args)
     try:
-        error = _LIST.validate(args)
-        if error is not None:
-            raise error
-        repository, pr = args["repository"], args["pr"]
-        query = CursorQuery(
-            repository, pr, args.get("filter", "all"), args.get("page_size", DEFAULT_PAGE_SIZE)
-        )
-        detailed = args.get("response_format", "concise") == "detailed"
-        try:
-            if "cursor" in args:
-                state = context.codec.decode(args["cursor"], query)
-                after_id, offset = state.after_id, state.offset_hint
-            else:
-                context.client.get_pull(repository, pr)  # the object exists, in THIS repository
-                after_id, offset = 0, 0
-            threads = _Threads(context, repository, pr, fresh="cursor" not in args)
-            picked, last_id, last_offset, done = _read_page(
-                context, query, after_id, offset, threads
-            )
-            states = [threads.state(c) for c in picked]
-        except ContractError as exc:
-            raise _not_found(exc, repository, pr) from None
-        comments = [
+        if position is None:
+            context.client.get_pull(repository, pr)  # the object exists, in THIS repository
+            after_id, offset = 0, 0
+        else:
+            after_id, offset = position.after_id, position.offset_hint
+        threads = _Threads(context, repository, pr, fresh=position is None)
+        picked, last_id, last_offset, done = _read_page(context, query, after_id, offset, threads)
+        states = [threads.state(c) for c in picked]
+    except ContractError as exc:
+        raise _not_found(exc, repository, pr) from None
+    detailed = args.get("response_format", "concise") == "detailed"
+    return {
+        "repository": repository,
+        "pr": pr,
+        "filter": query.filter,
+        "coverage": "complete" if done else "partial",
+        "next_cursor": None if done else context.codec.encode(query, last_id, last_offset),
+        "comments": [
             _entry(c, state, repository, pr, detailed)
             for c, state in zip(picked, states, strict=True)
-        ]
-        data = {
-            "repository": repository,
-            "pr": pr,
-            "filter": query.filter,
-            "coverage": "complete" if done else "partial",
-            "next_cursor": None if done else context.codec.encode(query, last_id, last_offset),
-            "comments": comments,
-        }
-        return success(tool, data)
-    except ContractError as exc:
-        return failure(tool, exc)
+        ],
+    }
 
 
 def _read_page(
@@ -531,45 +552,39 @@ def _read_page(
         )
 
 
-def github_pr_get_comment(context: GitHubToolContext, args: Any) -> dict[str, Any]:
-    """One review comment of the PR by id, with its full body."""
-    tool = "github_pr_get_comment"
+def _get_comment(
+    context: GitHubToolContext, args: Mapping[str, Any], checked: None
+) -> dict[str, Any]:
+    """Execution of github_pr_get_comment: one comment of THIS PR, with its full body."""
+    repository, pr, comment_id = args["repository"], args["pr"], args["comment_id"]
     try:
-        error = _GET_COMMENT.validate(args)
-        if error is not None:
-            raise error
-        repository, pr, comment_id = args["repository"], args["pr"], args["comment_id"]
-        try:
-            comment = context.client.get_review_comment(repository, comment_id)
-            if not _on_pull(comment, pr):
-                raise ContractError("not_found", "comment of another PR")
-            state = _Threads(context, repository, pr, fresh=False).state(comment)
-        except ContractError as exc:
-            if exc.code != "not_found":
-                raise
-            raise ContractError(
-                "not_found",
-                f"pull request {pr} of '{repository}' has no review comment {comment_id}",
-                log=exc.log,
-                field="comment_id",
-                received=comment_id,
-                suggestion="take comment ids from github_pr_list_comments for this same"
-                " repository and pr",
-                next_tool={
-                    "name": "github_pr_list_comments",
-                    "arguments": {"repository": repository, "pr": pr},
-                },
-            ) from None
-        detailed = args.get("response_format", "concise") == "detailed"
-        data = _entry(comment, state, repository, pr, detailed=True)
-        data.pop("details")
-        if detailed:
-            data["diff_hunk"] = str(comment.get("diff_hunk") or "")
-            data["html_url"] = comment.get("html_url")
-            data["in_reply_to_id"] = comment.get("in_reply_to_id")
-        return success(tool, {"repository": repository, "pr": pr, **data})
+        comment = context.client.get_review_comment(repository, comment_id)
+        if not _on_pull(comment, pr):
+            raise ContractError("not_found", "comment of another PR")
+        state = _Threads(context, repository, pr, fresh=False).state(comment)
     except ContractError as exc:
-        return failure(tool, exc)
+        if exc.code != "not_found":
+            raise
+        raise ContractError(
+            "not_found",
+            f"pull request {pr} of '{repository}' has no review comment {comment_id}",
+            log=exc.log,
+            field="comment_id",
+            received=comment_id,
+            suggestion=f"take comment ids from {LIST_COMMENTS} for this same repository and pr",
+            next_tool={
+                "name": LIST_COMMENTS,
+                "arguments": {"repository": repository, "pr": pr},
+            },
+        ) from None
+    detailed = args.get("response_format", "concise") == "detailed"
+    data = _entry(comment, state, repository, pr, detailed=True)
+    data.pop("details")
+    if detailed:
+        data["diff_hunk"] = str(comment.get("diff_hunk") or "")
+        data["html_url"] = comment.get("html_url")
+        data["in_reply_to_id"] = comment.get("in_reply_to_id")
+    return {"repository": repository, "pr": pr, **data}
 
 
 def _on_pull(comment: dict[str, Any], pr: int) -> bool:
@@ -595,7 +610,8 @@ def _entry(
     pr: int,
     detailed: bool,
 ) -> dict[str, Any]:
-    user = comment.get("user") if isinstance(comment.get("user"), dict) else {}
+    user = comment.get("user")
+    user = user if isinstance(user, dict) else {}
     body = str(comment.get("body") or "")
     line = comment.get("line")
     entry: dict[str, Any] = {
@@ -606,7 +622,7 @@ def _entry(
         "resolved": state.resolved,
         "outdated": state.outdated,
         "details": {
-            "name": "github_pr_get_comment",
+            "name": GET_COMMENT,
             "arguments": {"repository": repository, "pr": pr, "comment_id": comment["id"]},
         },
     }
@@ -633,7 +649,7 @@ _COMMENT_ITEM: dict[str, Any] = {
             "type": "object",
             "required": ["name", "arguments"],
             "properties": {
-                "name": {"const": "github_pr_get_comment"},
+                "name": {"const": GET_COMMENT},
                 "arguments": {
                     "type": "object",
                     "required": ["repository", "pr", "comment_id"],
@@ -675,7 +691,7 @@ LIST_COMMENTS_DESCRIPTION = (
     "List the review comments of one pull request as short summaries, one page per call,"
     " in ascending comment id. Read-only. Each comment has comment_id, file, line, summary"
     " (the reviewer's words quoted, hedging kept), resolved, outdated, and details: the"
-    " github_pr_get_comment call that returns the full body.\n"
+    f" {GET_COMMENT} call that returns the full body.\n"
     f"page_size: default {DEFAULT_PAGE_SIZE}, at most {MAX_PAGE_SIZE}. coverage is"
     " 'complete' (next_cursor null) only after the last page; while it is 'partial', call"
     " again with next_cursor and the same other arguments. A page may hold fewer comments,"
@@ -683,147 +699,50 @@ LIST_COMMENTS_DESCRIPTION = (
     'Example: {"repository": "example/shop", "pr": 128, "filter": "unresolved"}'
 )
 
+#: github_pr_get, declared once (bind a context with :func:`github_tool_specs`).
+PR_GET_SPEC = ToolSpec(
+    name=PR_GET,
+    title="Get a GitHub pull request",
+    description="Get one pull request of one repository: title, state, author and"
+    f" the number of review comments. Read-only. Use {LIST_COMMENTS} for the"
+    ' comments. Example: {"repository": "example/shop", "pr": 128}',
+    input_schema=PR_GET_SCHEMA,
+    annotations=GITHUB_READ_ONLY,
+    execute=_get_pull,
+    value_error=pr_argument_error,
+)
+
+#: github_pr_list_comments, declared once.
+LIST_COMMENTS_SPEC = ToolSpec(
+    name=LIST_COMMENTS,
+    title="List a pull request's review comments (paged summaries)",
+    description=LIST_COMMENTS_DESCRIPTION,
+    input_schema=LIST_COMMENTS_SCHEMA,
+    annotations=GITHUB_READ_ONLY,
+    output_schema=LIST_COMMENTS_DATA_SCHEMA,
+    check=_check_cursor,
+    execute=_list_comments,
+    value_error=pr_argument_error,
+)
+
+#: github_pr_get_comment, declared once.
+GET_COMMENT_SPEC = ToolSpec(
+    name=GET_COMMENT,
+    title="Get one review comment of a pull request",
+    description="Get one review comment by comment_id, with its full body, file,"
+    " line, resolved and outdated. Read-only. The comment must belong to this"
+    " repository and pr. Example:"
+    ' {"repository": "example/shop", "pr": 128, "comment_id": 1700000042}',
+    input_schema=GET_COMMENT_SCHEMA,
+    annotations=GITHUB_READ_ONLY,
+    execute=_get_comment,
+    value_error=pr_argument_error,
+)
+
+#: The three read tools, unbound (for linters and exports).
+READ_SPECS: tuple[ToolSpec, ...] = (PR_GET_SPEC, LIST_COMMENTS_SPEC, GET_COMMENT_SPEC)
+
 
 def github_tool_specs(context: GitHubToolContext) -> list[ToolSpec]:
-    """The three tools as specs whose handlers use ``context`` (``root`` is ignored)."""
-
-    return [
-        ToolSpec(
-            name="github_pr_get",
-            title="Get a GitHub pull request",
-            description="Get one pull request of one repository: title, state, author and"
-            " the number of review comments. Read-only. Use github_pr_list_comments for the"
-            ' comments. Example: {"repository": "example/shop", "pr": 128}',
-            input_schema=PR_GET_SCHEMA,
-            annotations=GITHUB_READ_ONLY,
-            handler=bound_handler(github_pr_get, context),
-        ),
-        ToolSpec(
-            name="github_pr_list_comments",
-            title="List a pull request's review comments (paged summaries)",
-            description=LIST_COMMENTS_DESCRIPTION,
-            input_schema=LIST_COMMENTS_SCHEMA,
-            annotations=GITHUB_READ_ONLY,
-            output_schema=LIST_COMMENTS_DATA_SCHEMA,
-            handler=bound_handler(github_pr_list_comments, context),
-        ),
-        ToolSpec(
-            name="github_pr_get_comment",
-            title="Get one review comment of a pull request",
-            description="Get one review comment by comment_id, with its full body, file,"
-            " line, resolved and outdated. Read-only. The comment must belong to this"
-            " repository and pr. Example:"
-            ' {"repository": "example/shop", "pr": 128, "comment_id": 1700000042}',
-            input_schema=GET_COMMENT_SCHEMA,
-            annotations=GITHUB_READ_ONLY,
-            handler=bound_handler(github_pr_get_comment, context),
-        ),
-    ]
-
-
-# --------------------------------------------------------------------------- context budget
-
-#: The origin written into URLs when counting characters, instead of the emulator's port.
-BUDGET_ORIGIN = "https://api.github.com"
-
-
-def context_budget(
-    store: Any,
-    *,
-    repository: str = "example/shop",
-    pr: int = 128,
-    page_size: int = DEFAULT_PAGE_SIZE,
-) -> dict[str, int]:
-    """Characters a model reads to answer "what is still open on ``repository#pr``?".
-
-    ``store`` (a :class:`tutorial_lib.emulator.fixtures.GitHubStore`) is served by the
-    emulator for the duration of the call; nothing is timed and the store is not changed.
-    Every figure is the length of compact JSON (:func:`tutorial_lib.core.contracts.dumps`), with
-    the emulator's ``http://127.0.0.1:PORT`` replaced by :data:`BUDGET_ORIGIN` so the
-    numbers do not depend on the port:
-
-    - ``dump_everything``: every REST page of review comments (GitHub's default
-      ``per_page`` 30), each page's JSON list as a client would paste it for the model;
-    - ``detailed_pages``: every envelope of ``github_pr_list_comments`` read to
-      ``complete`` with ``response_format="detailed"`` (``page_size`` comments a page);
-    - ``concise_pages``: the same with ``"concise"`` (the default);
-    - ``concise_plus_details``: ``concise_pages`` plus one ``github_pr_get_comment``
-      envelope per comment that is neither resolved nor outdated (the ones to look at);
-    - ``unresolved_plus_details``: a narrower reading, for comparison: the concise pages
-      of ``filter="unresolved"`` plus details only for the comments that are neither
-      outdated nor from a bot (summary ``Bot: ...``, which already quotes the short body).
-
-    Deterministic for a given store: two calls give the same dict.
-    """
-    from tutorial_lib.emulator.service import serve  # the emulator: only when measuring
-    from tutorial_lib.github.pagination import CursorCodec
-
-    with serve(store) as handle, GitHubClient(handle.base_url) as client:
-
-        def chars(value: Any) -> int:
-            return len(dumps(value).replace(handle.base_url, BUDGET_ORIGIN))
-
-        dump = 0
-        page = client.list_review_comments_page(repository, pr, per_page=30)
-        while True:
-            dump += chars(page.comments)
-            if page.next_url is None:
-                break
-            page = client.next_review_comments_page(page.next_url)
-        context = GitHubToolContext(client, CursorCodec(b"context-budget-fixed-key"))
-        totals: dict[str, int] = {}
-        open_ids: list[int] = []
-        human_ids: list[int] = []
-        for response_format, kind in (
-            ("detailed", "all"),
-            ("concise", "all"),
-            ("concise", "unresolved"),
-        ):
-            args: dict[str, Any] = {
-                "repository": repository,
-                "pr": pr,
-                "page_size": page_size,
-                "response_format": response_format,
-                "filter": kind,
-            }
-            total = 0
-            while True:
-                envelope = github_pr_list_comments(context, args)
-                if not envelope["ok"]:
-                    raise ContractError(envelope["error"]["code"], envelope["error"]["message"])
-                total += chars(envelope)
-                data = envelope["data"]
-                if (response_format, kind) == ("concise", "all"):
-                    open_ids += [
-                        c["comment_id"]
-                        for c in data["comments"]
-                        if not c["resolved"] and not c["outdated"]
-                    ]
-                if kind == "unresolved":
-                    human_ids += [
-                        c["comment_id"]
-                        for c in data["comments"]
-                        if not c["outdated"] and not c["summary"].startswith("Bot:")
-                    ]
-                if data["coverage"] == "complete":
-                    break
-                args = {**args, "cursor": data["next_cursor"]}
-            totals[f"{response_format}_{kind}"] = total
-
-        def details(ids: list[int]) -> int:
-            return sum(
-                chars(
-                    github_pr_get_comment(
-                        context, {"repository": repository, "pr": pr, "comment_id": comment_id}
-                    )
-                )
-                for comment_id in ids
-            )
-
-        return {
-            "dump_everything": dump,
-            "detailed_pages": totals["detailed_all"],
-            "concise_pages": totals["concise_all"],
-            "concise_plus_details": totals["concise_all"] + details(open_ids),
-            "unresolved_plus_details": totals["concise_unresolved"] + details(human_ids),
-        }
+    """The three read tools bound to ``context``: ready for a :class:`Registry`."""
+    return [spec.bind(context) for spec in READ_SPECS]

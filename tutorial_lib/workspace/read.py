@@ -1,7 +1,7 @@
 """The read tool ``read_lines``: declared once, called along the road like every tool.
 
-    find the tool -> schema check (READ_LINES_SCHEMA) -> business check (_open)
-                  -> authorization -> confirmation -> execution (_read) -> envelope
+    find the tool -> schema check (READ_LINES_SCHEMA) -> business check (check_readable)
+                  -> authorization -> confirmation -> execution (read_requested_lines) -> envelope
 
 - schema check: the road validates against :data:`READ_LINES_SCHEMA`, worded by
   :func:`~tutorial_lib.workspace.read_schema.read_lines_value_error`
@@ -40,6 +40,8 @@ __all__ = [
     "READ_LINES_SPEC",
     "ReadContext",
     "ReadLimits",
+    "check_readable",
+    "read_requested_lines",
     "read_lines",
     "read_lines_tool",
     "validate_with_schema",
@@ -73,7 +75,7 @@ class ReadContext:
     method: Method | None = None
 
 
-def _open(context: ReadContext, args: Mapping[str, Any]) -> OpenedFile:
+def check_readable(context: ReadContext, args: Mapping[str, Any]) -> OpenedFile:
     """The business check: the file is inside the workspace, regular, not too large."""
     path = args["path"]
     opened = open_beneath(context.root, path, method=context.method)
@@ -89,7 +91,9 @@ def _open(context: ReadContext, args: Mapping[str, Any]) -> OpenedFile:
     return opened
 
 
-def _read(context: ReadContext, args: Mapping[str, Any], opened: OpenedFile) -> dict[str, Any]:
+def read_requested_lines(
+    context: ReadContext, args: Mapping[str, Any], opened: OpenedFile
+) -> dict[str, Any]:
     """Execution: one pass over the opened file; the road closes it afterwards."""
     path, start, count = args["path"], args["start"], args["count"]
     max_chars = context.limits.max_line_chars
@@ -248,8 +252,8 @@ READ_LINES_SPEC = ToolSpec(
     input_schema=READ_LINES_SCHEMA,
     annotations=READ_ONLY_LOCAL,
     output_schema=READ_LINES_DATA_SCHEMA,
-    check=_open,
-    execute=_read,
+    check=check_readable,
+    execute=read_requested_lines,
     value_error=read_lines_value_error,
     object_message="arguments must be a JSON object with path, start and count",
 )

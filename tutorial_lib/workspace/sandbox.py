@@ -37,12 +37,17 @@ from typing import Any, Literal
 from tutorial_lib.core.contracts import ContractError, oserror_details
 
 __all__ = [
+    "Method",
     "OpenedFile",
     "check_relative_path",
-    "openat2_available",
+    "describe_file_type",
     "open_beneath",
+    "open_relative",
+    "open_root",
+    "openat2_available",
 ]
 
+#: How a path is resolved beneath the root: the ``openat2`` system call or the ``dir_fd`` walk.
 Method = Literal["openat2", "walk"]
 
 _RESOLVE_NO_MAGICLINKS = 0x02
@@ -149,12 +154,9 @@ def open_beneath(
     """
     relative = check_relative_path(path)
     chosen = method or ("openat2" if openat2_available() else "walk")
-    root_fd = _open_root(root)
+    root_fd = open_root(root)
     try:
-        if chosen == "openat2":
-            fd = _open_with_openat2(root_fd, str(relative), path)
-        else:
-            fd = _open_with_walk(root_fd, relative.parts, path)
+        fd = open_relative(root_fd, relative.parts, path, method=chosen)
     finally:
         os.close(root_fd)
     try:
@@ -166,23 +168,47 @@ def open_beneath(
         os.close(fd)
         raise ContractError(
             "not_a_file",
-            f"'{path}' is a {_kind(info.st_mode)}, not a regular file",
+            f"'{path}' is a {describe_file_type(info.st_mode)}, not a regular file",
             field="path",
             received=path,
         )
     return OpenedFile(fd=fd, size_bytes=info.st_size, method=chosen)
 
 
-def _open_root(root: str | os.PathLike[str]) -> int:
+def open_root(root: str | os.PathLike[str]) -> int:
+    """Open the workspace directory ``root``; return its descriptor (yours to close).
+
+    Every lookup beneath the root starts from this descriptor, so renaming or replacing
+    the root's path afterwards changes nothing. A root that cannot be opened is the
+    server's problem, not the model's: ``temporary_unavailable``, with the path and errno
+    in the operator's log only.
+    """
     try:
         return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
-        # The workspace itself is server configuration, not the model's input.
         raise ContractError(
             "temporary_unavailable",
-            f"the workspace cannot be opened ({errno.errorcode.get(exc.errno, exc.errno)})",
+            f"the workspace cannot be opened ({_errno_name(exc.errno)})",
             log={**oserror_details(exc), "resolved_path": os.fspath(root)},
         ) from None
+
+
+def open_relative(
+    root_fd: int, parts: tuple[str, ...], shown: str, *, method: Method | None = None
+) -> int:
+    """Open ``parts`` (a path from :func:`check_relative_path`) beneath the directory ``root_fd``.
+
+    The lookup never leaves the root and follows only symlinks that stay inside; errors
+    are ContractErrors that name ``shown`` (the path as the model sent it). The last step
+    opens with ``O_RDONLY | O_NONBLOCK``, so the descriptor may be a regular file, a
+    directory or something else: ``fstat`` it (a search walks a directory, a read refuses
+    anything but a regular file). ``method`` forces ``"openat2"`` or ``"walk"``; by
+    default openat2 where available. The descriptor is yours to close.
+    """
+    chosen = method or ("openat2" if openat2_available() else "walk")
+    if chosen == "openat2":
+        return _open_with_openat2(root_fd, "/".join(parts), shown)
+    return _open_with_walk(root_fd, parts, shown)
 
 
 _libc: ctypes.CDLL | None = None
@@ -196,7 +222,14 @@ def _syscall() -> Callable[..., int]:
     return _libc.syscall
 
 
+def _errno_name(code: int | None) -> str:
+    """``ENOENT`` for 2: the symbolic name of an errno (its number if unknown)."""
+    return errno.errorcode.get(code or 0, str(code))
+
+
 def _raw_openat2(dir_fd: int, path: str, flags: int, resolve: int) -> int:
+    if _SYS_OPENAT2 is None:  # no syscall number for this CPU: as the kernel would say
+        raise OSError(errno.ENOSYS, os.strerror(errno.ENOSYS), path)
     how = _OpenHow(flags=flags, mode=0, resolve=resolve)
     syscall = _syscall()
     fd = syscall(
@@ -376,13 +409,17 @@ def _translate_errno(exc: OSError, path: str) -> ContractError:
         )
     return ContractError(
         "temporary_unavailable",
-        f"reading '{path}' failed ({errno.errorcode.get(code or 0, code)}); retry shortly",
+        f"reading '{path}' failed ({_errno_name(code)}); retry shortly",
         field="path",
         received=path,
     )
 
 
-def _kind(mode: int) -> str:
+def describe_file_type(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words: ``"directory"``, ``"socket"``...
+
+    For messages such as "'x' is a directory, not a regular file".
+    """
     if stat.S_ISDIR(mode):
         return "directory"
     if stat.S_ISFIFO(mode):

@@ -1,18 +1,23 @@
-"""The search tool: ``search_files(root, args)`` finds candidate locations, read_lines reads them.
+"""The search tool ``search_files``: finds candidate locations, read_lines reads them.
 
 Search gives candidates, read gives text: each result is a ``{path, line, preview}`` with
-the exact read_lines call that shows the lines around it (``next_call``). The call travels
-the same road as read_lines::
+the exact read_lines call that shows the lines around it (``next_call``). The tool is
+declared once (:data:`SEARCH_FILES_SPEC`) and travels the same road as every tool::
 
-    arguments -> schema check -> business check -> execution -> result envelope
+    find the tool -> schema check (SEARCH_FILES_SCHEMA) -> business check (_check)
+                  -> authorization -> confirmation -> execution (_execute) -> envelope
 
-- schema check: :data:`SEARCH_FILES_SCHEMA` through
-  :class:`tutorial_lib.core.arguments.ArgumentContract` (strict types, one error in a fixed order);
+- schema check: the road validates against :data:`SEARCH_FILES_SCHEMA` (strict types, one
+  error in a fixed order), the tool wording its own value errors
+  (:func:`validate_search_args` is the same check, callable alone);
 - business check: the query is one line of valid text and, in regex mode, a valid Python
   ``re`` pattern; ``path`` stays inside the workspace and exists (the same kernel-checked
-  resolution as read_lines: :mod:`tutorial_lib.workspace.sandbox`);
-- execution: a walk beneath the root and a streaming scan of each file (below);
-- envelope: :func:`tutorial_lib.core.contracts.success` or ``failure``, never an exception.
+  resolution as read_lines: :mod:`tutorial_lib.workspace.sandbox`), and is a directory or
+  a regular file. Execution receives the compiled query and the opened scope;
+- execution: a walk beneath the scope and a streaming scan of each file (below).
+
+:func:`search_files` ``(root, args)`` is the direct call the chapters teach: the same tool
+on the same road (a registry of one tool and :func:`tutorial_lib.core.road.call_tool`).
 
 **The walk never leaves the root.** ``path`` is opened as read_lines opens a file
 (``openat2(RESOLVE_BENEATH)`` or the ``dir_fd`` walk): symlinks inside the workspace are
@@ -39,7 +44,8 @@ one candidate. Files are read in chunks of 1 MiB, never whole:
   past one is run over whole chunks of lines; any other runs line by line. Lines longer
   than :attr:`SearchLimits.max_regex_line_bytes` are not searched in regex mode
   (``long_lines_skipped``), and a time budget ends the search: backtracking patterns such
-  as ``.*.*.*x`` take seconds on one 500-character line.
+  as ``.*.*.*x`` take seconds on one 500-character line
+  (:class:`tutorial_lib.core.time_limit.TimeLimit` interrupts them in the main thread).
 
 A file is binary, and skipped, if its first chunk (1 MiB) holds a NUL byte; a NUL later
 ends the search of that file (matches before it are kept). Files larger than read_lines
@@ -48,33 +54,40 @@ reads are skipped (``too_large``), so every candidate's ``next_call`` is a valid
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import re
-import signal
 import stat
-import threading
 import time
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import FrameType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import jsonschema
 import numpy
 
 from tutorial_lib.core.arguments import (
-    ArgumentContract,
     ArgumentExample,
     description_with_examples,
     out_of_range_error,
 )
-from tutorial_lib.core.contracts import ContractError, failure, oserror_details, success
-from tutorial_lib.core.tools import READ_ONLY_LOCAL, ToolSpec
-from tutorial_lib.workspace import sandbox as workspace
+from tutorial_lib.core.contracts import ContractError, Envelope, oserror_details
+from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.time_limit import TimeLimit
+from tutorial_lib.core.tools import READ_ONLY_LOCAL, Registry, ToolSpec
 from tutorial_lib.workspace.read import READ_LINES_SPEC, ReadLimits
 from tutorial_lib.workspace.read_schema import MAX_PATH_CHARS
-from tutorial_lib.workspace.sandbox import Method, check_relative_path, openat2_available
+from tutorial_lib.workspace.sandbox import (
+    Method,
+    check_relative_path,
+    describe_file_type,
+    open_relative,
+    open_root,
+)
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 try:  # the parser of the re module: Python 3.11+, then 3.10
     from re import _constants as _sre_constants  # type: ignore[attr-defined]
@@ -85,11 +98,15 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 __all__ = [
     "SEARCH_FILES_DATA_SCHEMA",
+    "SEARCH_FILES_DESCRIPTION",
     "SEARCH_FILES_EXAMPLES",
     "SEARCH_FILES_SCHEMA",
     "SEARCH_FILES_SPEC",
+    "SearchContext",
     "SearchLimits",
     "search_files",
+    "search_files_tool",
+    "validate_search_args",
 ]
 
 TOOL_NAME = "search_files"
@@ -203,7 +220,7 @@ SEARCH_FILES_SCHEMA: dict[str, Any] = {
 }
 
 
-def _value_error(name: str, value: Any, error: jsonschema.ValidationError) -> ContractError:
+def _value_error(name: str, value: Any, error: ValidationError) -> ContractError:
     """A schema error on one field (not its type) as a contract error."""
     if name == "query":
         if error.validator == "minLength":
@@ -248,14 +265,6 @@ def _bad_path(value: Any) -> ContractError:
         expected=f"non-blank string of at most {MAX_PATH_CHARS} characters",
         suggestion="omit 'path' to search the whole workspace",
     )
-
-
-_CONTRACT = ArgumentContract(TOOL_NAME, SEARCH_FILES_SCHEMA, _value_error)
-
-
-def validate_search_args(args: Any) -> ContractError | None:
-    """The first schema error of ``args`` as a contract error, or None."""
-    return _CONTRACT.validate(args)
 
 
 _Q = {"query": "def read_lines"}
@@ -345,64 +354,107 @@ SEARCH_FILES_DESCRIPTION = description_with_examples(
 # --------------------------------------------------------------------------- the tool
 
 
-def search_files(
-    root: str | os.PathLike[str],
-    args: Any,
-    *,
-    limits: SearchLimits = SearchLimits(),
-    method: Method | None = None,
-) -> dict[str, Any]:
-    """Find the lines matching ``args["query"]`` in the text files beneath ``root``.
+@dataclass(frozen=True)
+class SearchContext:
+    """What search_files needs, bound when the registry is built: the workspace root, the
+    limits, and (for tests and the chapters' comparisons) a forced resolution ``method``."""
 
-    ``args`` is the raw argument object a model sent (see :data:`SEARCH_FILES_SCHEMA`):
-    ``query`` and optionally ``mode``, ``path``, ``max_results``, ``case_sensitive``.
-    ``method`` forces how ``path`` is resolved (``"openat2"`` or ``"walk"``, as for
-    read_lines). Returns the result envelope; on success ``data`` holds:
+    root: str | os.PathLike[str]
+    limits: SearchLimits = SearchLimits()
+    method: Method | None = None
 
-    - ``query``, ``mode``, ``case_sensitive``, ``max_results``: the call as understood
-      (defaults filled in); ``scope``: the searched path, normalized (``"."``: everything);
-    - ``candidates``: up to ``max_results`` ``{"path", "line", "preview", "next_call"}`` in
-      path order (compared part by part), then line order. ``path`` is relative to the
-      workspace root, ``line`` counts from 1, ``preview`` is the line stripped of
-      surrounding whitespace, cut to about 160 characters around the match (cut ends are
-      marked ``…`` and ``"preview_truncated": true`` is added); ``next_call`` is the
-      read_lines call for 5 lines from 2 before the match;
-    - ``truncated``: false when the whole scope was searched; then ``total_matches`` is the
-      exact number of matching lines. True when the search stopped early, either because
-      more than ``max_results`` lines match (``stopped_by: "max_results"``) or because of
-      the time budget (``"time_budget"``); then ``total_matches_at_least`` is the number of
-      matching lines seen before stopping, a lower bound, and ``total_matches`` is absent;
-    - ``files_searched``: text files searched (when truncated: until the stop);
-      ``files_skipped``: ``{"binary", "too_large", "symlink", "other"}`` counts (other:
-      FIFOs, sockets, devices, unreadable or vanished entries, names that are not UTF-8,
-      paths too long for read_lines, directories nested too deep);
-    - ``long_lines_skipped`` (regex mode only): lines not searched for their length;
-    - ``suggestion`` (when nothing matched or the search stopped early): what to try next.
 
-    Bad input of any kind returns a failure envelope with one code from
-    :data:`tutorial_lib.core.contracts.CATALOGUE`; nothing raises.
+@dataclass
+class _Scope:
+    """What the business check verified and opened: the matcher and the scope's descriptor.
+
+    A context manager: the road closes it whatever happens next.
     """
+
+    matcher: _Matcher
+    parts: tuple[str, ...]
+    shown: Any  # ``path`` as the model sent it (None: the whole workspace)
+    fd: int
+    info: os.stat_result
+    closed: bool = False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            os.close(self.fd)
+
+    def __enter__(self) -> _Scope:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _check(context: SearchContext, args: Mapping[str, Any]) -> _Scope:
+    """The business check: a one-line query (a valid pattern in regex mode), and a scope
+    inside the workspace that exists and is a directory or a regular file."""
+    matcher = _compile(args["query"], args.get("mode", "literal"), args.get("case_sensitive", True))
+    path = args.get("path")
+    parts = _scope_parts(path) if path is not None else ()
+    root_fd = open_root(context.root)
     try:
-        error = validate_search_args(args)  # station 1: the schema
-        if error is not None:
-            raise error
-        query: str = args["query"]
-        mode: Literal["literal", "regex"] = args.get("mode", "literal")
-        case_sensitive: bool = args.get("case_sensitive", True)
-        max_results: int = args.get("max_results", DEFAULT_MAX_RESULTS)
-        matcher = _compile(query, mode, case_sensitive)  # station 2: business rules
-        path = args.get("path")
-        parts = _scope_parts(path) if path is not None else ()
-        run = _Run(
-            limit=limits.max_results_override or max_results,
-            limits=limits,
-            matcher=matcher,
+        fd = _open_scope(root_fd, parts, path, context.method)
+    finally:
+        os.close(root_fd)
+    scope = _Scope(matcher, parts, path, fd, os.fstat(fd))
+    mode = scope.info.st_mode
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        scope.close()
+        raise ContractError(
+            "not_a_file",
+            f"'{path}' is a {describe_file_type(mode)}; search_files searches directories"
+            " and regular files",
+            field="path",
+            received=path,
         )
-        run.search(root, parts, path, method)  # station 3: execution
+    return scope
+
+
+def _open_scope(root_fd: int, parts: tuple[str, ...], shown: Any, method: Method | None) -> int:
+    """A descriptor for the scope: the root, or ``path`` resolved as read_lines would."""
+    if not parts:
+        return os.dup(root_fd)
+    try:
+        # The resolver refuses to leave the root and follows inside links; its last step
+        # opens with O_RDONLY | O_NONBLOCK, so a directory opens as well as a file.
+        # (The walk answers not_a_file for a link whose target ends in '.' or '..'.)
+        return open_relative(root_fd, parts, shown, method=method)
     except ContractError as exc:
-        return failure(TOOL_NAME, exc)
-    return success(
-        TOOL_NAME, run.data(query, mode, case_sensitive, max_results, "/".join(parts) or ".")
+        if exc.code == "not_found":
+            raise ContractError(
+                "not_found",
+                f"nothing at '{_cut(shown)}' in the workspace",
+                field="path",
+                received=shown,
+                suggestion=(
+                    "omit 'path' to search the whole workspace; paths are relative to"
+                    " the workspace root, e.g. 'src'"
+                ),
+                log=exc.log,
+            ) from None
+        raise
+
+
+def _execute(context: SearchContext, args: Mapping[str, Any], scope: _Scope) -> dict[str, Any]:
+    """Execution: walk the scope the business check opened; the road closes it afterwards."""
+    max_results: int = args.get("max_results", DEFAULT_MAX_RESULTS)
+    run = _Run(
+        limit=context.limits.max_results_override or max_results,
+        limits=context.limits,
+        matcher=scope.matcher,
+    )
+    run.search(scope)
+    return run.data(
+        args["query"],
+        scope.matcher.mode,
+        args.get("case_sensitive", True),
+        max_results,
+        "/".join(scope.parts) or ".",
     )
 
 
@@ -460,7 +512,8 @@ def _compile(query: str, mode: str, case_sensitive: bool) -> _Matcher:
             warnings.simplefilter("ignore")  # FutureWarning: "possible nested set"
             compiled = re.compile(query, flags)
     except (re.error, RecursionError, OverflowError, ValueError) as exc:
-        where = f" at position {exc.pos}" if getattr(exc, "pos", None) is not None else ""
+        position = getattr(exc, "pos", None)  # re.error knows where; the others do not
+        where = f" at position {position}" if position is not None else ""
         detail = getattr(exc, "msg", None) or type(exc).__name__
         raise ContractError(
             "invalid_value",
@@ -606,78 +659,26 @@ class _Run:
 
     # ----------------------------------------------------------------- the walk
 
-    def search(
-        self,
-        root: str | os.PathLike[str],
-        parts: tuple[str, ...],
-        shown: Any,
-        method: Method | None,
-    ) -> None:
-        """Search the scope ``parts`` beneath ``root``; raises ContractError for a bad scope."""
+    def search(self, scope: _Scope) -> None:
+        """Search the opened ``scope`` until it is done, the results are full or time is up."""
         if self.limits.time_budget_ms is not None:
             self.deadline = time.monotonic() + self.limits.time_budget_ms / 1000
-        root_fd = workspace._open_root(root)
-        try:
-            fd = self._open_scope(root_fd, parts, shown, method)
-        finally:
-            os.close(root_fd)
-        try:
-            with self._alarm():
-                try:
-                    info = os.fstat(fd)
-                    prefix = "/".join(parts)
-                    if stat.S_ISDIR(info.st_mode):
-                        self._walk(fd, prefix + "/" if prefix else "", 0)
-                    elif stat.S_ISREG(info.st_mode):
-                        self._search_named_file(fd, info, prefix)
-                    else:
-                        raise ContractError(
-                            "not_a_file",
-                            f"'{shown}' is a {workspace._kind(info.st_mode)}; search_files"
-                            " searches directories and regular files",
-                            field="path",
-                            received=shown,
-                        )
-                except (_Stop, _TimeBudgetExceeded):
-                    if self.stopped_by is None:
-                        self.stopped_by = "time_budget"
-                except OSError as exc:  # the storage failed mid-way (EIO and the like)
-                    raise ContractError(
-                        "temporary_unavailable",
-                        "the search failed mid-way while reading the workspace; retry shortly",
-                        log=oserror_details(exc),
-                    ) from None
-        finally:
-            os.close(fd)
-
-    def _open_scope(
-        self, root_fd: int, parts: tuple[str, ...], shown: Any, method: Method | None
-    ) -> int:
-        """A descriptor for the scope: the root, or ``path`` resolved as read_lines would."""
-        if not parts:
-            return os.dup(root_fd)
-        chosen = method or ("openat2" if openat2_available() else "walk")
-        try:
-            # Both resolvers refuse to leave the root and follow inside links; their last
-            # step opens with O_RDONLY | O_NONBLOCK, so a directory opens as well as a file.
-            # (The walk answers not_a_file for a link whose target ends in '.' or '..'.)
-            if chosen == "openat2":
-                return workspace._open_with_openat2(root_fd, "/".join(parts), shown)
-            return workspace._open_with_walk(root_fd, parts, shown)
-        except ContractError as exc:
-            if exc.code == "not_found":
+        with self._time_limit():
+            try:
+                prefix = "/".join(scope.parts)
+                if stat.S_ISDIR(scope.info.st_mode):
+                    self._walk(scope.fd, prefix + "/" if prefix else "", 0)
+                else:
+                    self._search_named_file(scope.fd, scope.info, prefix)
+            except (_Stop, _TimeBudgetExceeded):
+                if self.stopped_by is None:
+                    self.stopped_by = "time_budget"
+            except OSError as exc:  # the storage failed mid-way (EIO and the like)
                 raise ContractError(
-                    "not_found",
-                    f"nothing at '{_cut(shown)}' in the workspace",
-                    field="path",
-                    received=shown,
-                    suggestion=(
-                        "omit 'path' to search the whole workspace; paths are relative to"
-                        " the workspace root, e.g. 'src'"
-                    ),
-                    log=exc.log,
+                    "temporary_unavailable",
+                    "the search failed mid-way while reading the workspace; retry shortly",
+                    log=oserror_details(exc),
                 ) from None
-            raise
 
     def _walk(self, dir_fd: int, prefix: str, depth: int) -> None:
         """Search the directory ``dir_fd`` (shown as ``prefix``), entries in name order."""
@@ -978,8 +979,18 @@ class _Run:
             self.stopped_by = "time_budget"
             raise _Stop
 
-    def _alarm(self) -> _Alarm:
-        return _Alarm(self)
+    def _time_limit(self) -> contextlib.AbstractContextManager[object]:
+        """search_files' policy of the core time limit: interrupt a regex that outlives the
+        budget, in the main thread only (elsewhere the loops check the deadline between
+        lines and windows of lines, which bounds each uninterruptible regex call)."""
+        if self.matcher.mode != "regex" or self.deadline is None:
+            return contextlib.nullcontext()
+        return TimeLimit(
+            max(1e-3, self.deadline - time.monotonic()),
+            _TimeBudgetExceeded,
+            when=lambda: self.in_regex,  # anywhere else the loops see the deadline themselves
+            other_threads="none",
+        )
 
     def data(
         self, query: str, mode: str, case_sensitive: bool, max_results: int, scope: str
@@ -1025,44 +1036,6 @@ class _Run:
             hint = ", or case_sensitive false" if case_sensitive else ""
             return f"no line matches: check the spelling, try a shorter query{hint}"
         return None
-
-
-class _Alarm:
-    """Interrupts a regex that outlives the time budget (main thread, POSIX only).
-
-    The handler raises only while a regex search runs (``run.in_regex``); anywhere else
-    the loops see the deadline themselves. An ITIMER_REAL already in use is left alone.
-    """
-
-    def __init__(self, run: _Run) -> None:
-        self.run = run
-        self.previous: Any = None
-        self.armed = False
-
-    def __enter__(self) -> _Alarm:
-        run = self.run
-        if (
-            run.matcher.mode != "regex"
-            or run.deadline is None
-            or not hasattr(signal, "setitimer")
-            or threading.current_thread() is not threading.main_thread()
-            or signal.getitimer(signal.ITIMER_REAL) != (0.0, 0.0)
-        ):
-            return self
-
-        def handler(_signum: int, _frame: FrameType | None) -> None:
-            if run.in_regex:
-                raise _TimeBudgetExceeded
-
-        self.previous = signal.signal(signal.SIGALRM, handler)
-        self.armed = True
-        signal.setitimer(signal.ITIMER_REAL, max(1e-3, run.deadline - time.monotonic()))
-        return self
-
-    def __exit__(self, *_exc: object) -> None:
-        if self.armed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, self.previous)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -1240,7 +1213,8 @@ SEARCH_FILES_DATA_SCHEMA: dict[str, Any] = {
     ],
 }
 
-#: search_files as the model sees it: one spec for registries, linters and exports.
+#: search_files, declared once: for registries (bound with :func:`search_files_tool`),
+#: linters and exports.
 SEARCH_FILES_SPEC = ToolSpec(
     name=TOOL_NAME,
     title="Search the workspace's text files",
@@ -1248,5 +1222,63 @@ SEARCH_FILES_SPEC = ToolSpec(
     input_schema=SEARCH_FILES_SCHEMA,
     annotations=READ_ONLY_LOCAL,
     output_schema=SEARCH_FILES_DATA_SCHEMA,
-    handler=search_files,
+    check=_check,
+    execute=_execute,
+    value_error=_value_error,
 )
+
+
+def search_files_tool(
+    root: str | os.PathLike[str],
+    *,
+    limits: SearchLimits = SearchLimits(),
+    method: Method | None = None,
+) -> ToolSpec:
+    """search_files bound to the workspace ``root``: ready for a :class:`Registry`."""
+    return SEARCH_FILES_SPEC.bind(SearchContext(root, limits, method))
+
+
+def search_files(
+    root: str | os.PathLike[str],
+    args: Any,
+    *,
+    limits: SearchLimits = SearchLimits(),
+    method: Method | None = None,
+) -> Envelope:
+    """Find the lines matching ``args["query"]`` in the text files beneath ``root``.
+
+    ``args`` is the raw argument object a model sent (see :data:`SEARCH_FILES_SCHEMA`):
+    ``query`` and optionally ``mode``, ``path``, ``max_results``, ``case_sensitive``.
+    ``method`` forces how ``path`` is resolved (``"openat2"`` or ``"walk"``, as for
+    read_lines). Returns the result envelope; on success ``data`` holds:
+
+    - ``query``, ``mode``, ``case_sensitive``, ``max_results``: the call as understood
+      (defaults filled in); ``scope``: the searched path, normalized (``"."``: everything);
+    - ``candidates``: up to ``max_results`` ``{"path", "line", "preview", "next_call"}`` in
+      path order (compared part by part), then line order. ``path`` is relative to the
+      workspace root, ``line`` counts from 1, ``preview`` is the line stripped of
+      surrounding whitespace, cut to about 160 characters around the match (cut ends are
+      marked ``…`` and ``"preview_truncated": true`` is added); ``next_call`` is the
+      read_lines call for 5 lines from 2 before the match;
+    - ``truncated``: false when the whole scope was searched; then ``total_matches`` is the
+      exact number of matching lines. True when the search stopped early, either because
+      more than ``max_results`` lines match (``stopped_by: "max_results"``) or because of
+      the time budget (``"time_budget"``); then ``total_matches_at_least`` is the number of
+      matching lines seen before stopping, a lower bound, and ``total_matches`` is absent;
+    - ``files_searched``: text files searched (when truncated: until the stop);
+      ``files_skipped``: ``{"binary", "too_large", "symlink", "other"}`` counts (other:
+      FIFOs, sockets, devices, unreadable or vanished entries, names that are not UTF-8,
+      paths too long for read_lines, directories nested too deep);
+    - ``long_lines_skipped`` (regex mode only): lines not searched for their length;
+    - ``suggestion`` (when nothing matched or the search stopped early): what to try next.
+
+    Bad input of any kind returns a failure envelope with one code from
+    :data:`tutorial_lib.core.contracts.CATALOGUE`; nothing raises.
+    """
+    tool = search_files_tool(root, limits=limits, method=method)
+    return call_tool(Registry([tool]), TOOL_NAME, args)
+
+
+def validate_search_args(args: Any) -> ContractError | None:
+    """The road's schema check for search_files, alone: the first contract error, or None."""
+    return SEARCH_FILES_SPEC.arguments.validate(args)

@@ -1,0 +1,765 @@
+"""The road (tutorial_lib.core.road): the order of its stations, what each one may see, how
+a call ends (envelope, operation_state, retry, log record and the station named in it), bugs
+reported as bugs, and any arguments to read_lines through call_tool giving a valid envelope."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from tutorial_lib.core.contracts import (
+    CATALOGUE,
+    ENVELOPE_SCHEMA,
+    ContractError,
+    LogRecord,
+    success,
+)
+from tutorial_lib.core.road import (
+    ROAD,
+    UNNAMED_TOOL,
+    MalformedEnvelope,
+    Station,
+    StationSlot,
+    StepClock,
+    ToolCall,
+    bare_error,
+    call_tool,
+)
+from tutorial_lib.core.tools import Registry, ToolSpec
+from tutorial_lib.examples.tasks import TaskStore, task_set_status_spec, with_bare_errors
+from tutorial_lib.workspace.read import READ_LINES_SPEC, read_lines_tool
+
+ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
+ARGS = {"path": "notes.txt", "start": 1, "count": 2}
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    ws = tmp_path_factory.mktemp("road") / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "notes.txt").write_text("first\nsecond\nthird\n", encoding="utf-8")
+    (ws / "src" / "app.py").write_text("print('hello')\n", encoding="utf-8")
+    return ws
+
+
+@pytest.fixture()
+def registry(root: Path) -> Registry:
+    return Registry([read_lines_tool(root), task_set_status_spec(TaskStore({"T-1": "todo"}))])
+
+
+# A schema with one required integer, for the tools written below.
+N_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"n": {"type": "integer", "minimum": 0}},
+    "required": ["n"],
+    "additionalProperties": False,
+}
+
+
+def fake_tool(
+    execute: Callable[[Any, Mapping[str, Any], Any], Any],
+    check: Callable[[Any, Mapping[str, Any]], Any] | None = None,
+    *,
+    schema: dict[str, Any] | None = None,
+) -> ToolSpec:
+    """A tool named fake_tool with the given steps (schema: anything goes, by default)."""
+    steps: dict[str, Any] = {"execute": execute}
+    if check is not None:
+        steps["check"] = check
+    return ToolSpec(
+        "fake_tool", "Fake", "A fake tool for tests.", schema or {"type": "object"}, **steps
+    )
+
+
+def returning(data: Any) -> ToolSpec:
+    """A tool whose execute returns ``data`` whatever it is asked (or raises it)."""
+
+    def execute(context: Any, args: Mapping[str, Any], checked: Any) -> Any:
+        if isinstance(data, BaseException):
+            raise data
+        return data
+
+    return fake_tool(execute)
+
+
+class Recorder:
+    """A tool and stations that write down, in order, every step of the road they run."""
+
+    def __init__(self, *, refuse_at: str | None = None, fail_execution: bool = False) -> None:
+        self.seen: list[str] = []
+        self.refuse_at = refuse_at
+        self.fail_execution = fail_execution
+
+    def step(self, where: str) -> None:
+        self.seen.append(where)
+        if where == self.refuse_at:
+            raise ContractError("permission_denied", f"refused at {where}")
+
+    def tool(self) -> ToolSpec:
+        def check(context: Any, args: Mapping[str, Any]) -> str:
+            self.step("business_check")
+            return "checked"
+
+        def execute(context: Any, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
+            self.step("execution")
+            if self.fail_execution:
+                raise ContractError("temporary_unavailable", "busy")
+            return {"n": args["n"]}
+
+        return fake_tool(execute, check, schema=N_SCHEMA)
+
+    def station(self, name: str, slot: StationSlot) -> Station:
+        return Station(name, slot, lambda call: self.step(f"{slot}:{name}"))
+
+
+def call(
+    tool: ToolSpec, args: Any, stations: tuple[Station, ...] = ()
+) -> tuple[Any, list[LogRecord]]:
+    log: list[LogRecord] = []
+    result = call_tool(Registry([tool]), tool.name, args, log=log, stations=stations)
+    assert len(log) == 1
+    return result, log
+
+
+# --------------------------------------------------------------------------- the order
+
+
+def test_the_road_is_the_documented_sequence_of_stations() -> None:
+    assert ROAD == (
+        "find_tool",
+        "schema_check",
+        "business_check",
+        "authorization",
+        "confirmation",
+        "execution",
+        "envelope_check",
+    )
+
+
+def test_stations_run_in_road_order_and_in_the_order_given_within_a_slot() -> None:
+    recorder = Recorder()
+    stations = (  # given out of order on purpose: the slot decides, not the position
+        recorder.station("confirm", "confirmation"),
+        recorder.station("scope", "authorization"),
+        recorder.station("second_confirm", "confirmation"),
+        recorder.station("budget", "authorization"),
+    )
+    result, log = call(recorder.tool(), {"n": 1}, stations)
+    assert result == success("fake_tool", {"n": 1})
+    assert recorder.seen == [
+        "business_check",
+        "authorization:scope",
+        "authorization:budget",
+        "confirmation:confirm",
+        "confirmation:second_confirm",
+        "execution",
+    ]
+    assert (log[0].outcome, log[0].station) == ("ok", "execution")
+
+
+def test_find_tool_comes_before_the_schema_check(registry: Registry) -> None:
+    result = call_tool(registry, "read_line", "not-an-object")
+    assert result["error"]["code"] == "unknown_tool"  # not invalid_type: no schema to check
+
+
+def test_the_envelope_check_comes_after_execution() -> None:
+    ran: list[str] = []
+
+    def execute(context: Any, args: Mapping[str, Any], checked: Any) -> Any:
+        ran.append("execution")
+        return {"x": math.nan}
+
+    log: list[LogRecord] = []
+    with pytest.raises(MalformedEnvelope):
+        call_tool(Registry([fake_tool(execute)]), "fake_tool", {}, log=log)
+    assert ran == ["execution"]
+    assert (log[0].outcome, log[0].station) == ("bug", "envelope_check")
+
+
+# ------------------------------------------------------- after the schema check: validated only
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "field"),
+    [
+        ("not-an-object", "invalid_type", None),
+        (["n", 1], "invalid_type", None),
+        (None, "invalid_type", None),
+        ({}, "missing_field", "n"),
+        ({"n": 1, "m": 2}, "unknown_field", "m"),
+        ({"n": "1"}, "invalid_type", "n"),
+        ({"n": 1.0}, "invalid_type", "n"),
+        ({"n": True}, "invalid_type", "n"),
+        ({"n": -1}, "invalid_range", "n"),
+    ],
+)
+def test_no_later_station_sees_arguments_that_fail_the_schema(
+    args: Any, code: str, field: str | None
+) -> None:
+    recorder = Recorder()
+    stations = (recorder.station("a", "authorization"), recorder.station("c", "confirmation"))
+    result, log = call(recorder.tool(), args, stations)
+    ENVELOPE.validate(result)
+    assert (result["error"]["code"], result["error"].get("field")) == (code, field)
+    assert result["error"]["operation_state"] == "not_applied"
+    assert recorder.seen == []  # neither the business check, nor a station, nor execution
+    assert (log[0].outcome, log[0].station) == (code, "schema_check")
+
+
+def test_stations_and_steps_receive_read_only_validated_arguments() -> None:
+    received: list[Mapping[str, Any]] = []
+
+    def grab(call: ToolCall) -> None:
+        received.append(call.arguments)
+        assert call.tool.name == "fake_tool" and call.checked == "checked"
+
+    def check(context: Any, args: Mapping[str, Any]) -> str:
+        received.append(args)
+        return "checked"
+
+    def execute(context: Any, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
+        received.append(args)
+        return {}
+
+    tool = fake_tool(execute, check, schema=N_SCHEMA)
+    call(tool, {"n": 3}, (Station("grab", "authorization", grab),))
+    assert [dict(a) for a in received] == [{"n": 3}] * 3
+    for arguments in received:
+        with pytest.raises(TypeError):
+            arguments["n"] = 4  # type: ignore[index]
+
+
+# --------------------------------------------------------------------------- a station refuses
+
+
+@pytest.mark.parametrize("slot", ["authorization", "confirmation"])
+def test_a_station_that_refuses_stops_the_call_before_execution(slot: StationSlot) -> None:
+    recorder = Recorder(refuse_at=f"{slot}:gate")
+    stations = (recorder.station("gate", slot), recorder.station("after", "confirmation"))
+    result, log = call(recorder.tool(), {"n": 1}, stations)
+    ENVELOPE.validate(result)
+    error = result["error"]
+    assert error["code"] == "permission_denied" and error["message"] == f"refused at {slot}:gate"
+    assert error["operation_state"] == "not_applied"
+    assert error["retry"] == "after_authorization"  # the code's default advice
+    assert "execution" not in recorder.seen and recorder.seen[-1] == f"{slot}:gate"
+    assert (log[0].outcome, log[0].operation_state, log[0].station) == (
+        "permission_denied",
+        "not_applied",
+        slot,
+    )
+
+
+def test_a_refusal_is_not_applied_whatever_the_station_claims_and_keeps_its_retry() -> None:
+    ran: list[str] = []
+
+    def refuse(call: ToolCall) -> None:
+        raise ContractError(
+            "temporary_unavailable", "approver away", retry="never", operation_state="unknown"
+        )
+
+    def execute(context: Any, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
+        ran.append("execution")
+        return {}
+
+    result, log = call(fake_tool(execute), {}, (Station("approve", "confirmation", refuse),))
+    ENVELOPE.validate(result)
+    assert (result["error"]["operation_state"], result["error"]["retry"]) == (
+        "not_applied",
+        "never",
+    )
+    assert ran == [] and log[0].operation_state == "not_applied"
+
+
+def test_no_stations_by_default_and_a_station_can_stop_a_call(root: Path) -> None:
+    seen: list[tuple[str, Any]] = []
+
+    def record(call: ToolCall) -> None:
+        seen.append((call.tool.name, dict(call.arguments)))
+
+    def deny_src(call: ToolCall) -> None:
+        if str(call.arguments["path"]).startswith("src/"):
+            raise ContractError(
+                "permission_denied",
+                "this task may not read src/",
+                field="path",
+                received=call.arguments["path"],
+                log={"rule": "no-src"},
+            )
+
+    registry = Registry([read_lines_tool(root)])
+    assert call_tool(registry, "read_lines", {"path": "src/app.py", "start": 1, "count": 1})["ok"]
+    stations = [
+        Station("record", "authorization", record),
+        Station("deny_src", "authorization", deny_src),
+    ]
+    assert call_tool(registry, "read_lines", ARGS, stations=stations)["ok"]
+    log: list[LogRecord] = []
+    denied = call_tool(
+        registry,
+        "read_lines",
+        {"path": "src/app.py", "start": 1, "count": 1},
+        stations=stations,
+        log=log,
+    )
+    ENVELOPE.validate(denied)
+    assert denied["error"]["code"] == "permission_denied"
+    assert denied["error"]["operation_state"] == "not_applied"
+    assert [name for name, _ in seen] == ["read_lines", "read_lines"]
+    assert log[0].details == {"rule": "no-src"} and "no-src" not in json.dumps(denied)
+    assert log[0].station == "authorization"
+
+
+# --------------------------------------------------------------------------- bugs
+
+
+@pytest.mark.parametrize("slot", ["authorization", "confirmation"])
+def test_a_station_that_raises_anything_else_is_a_bug(slot: StationSlot) -> None:
+    recorder = Recorder()
+
+    def broken(call: ToolCall) -> None:
+        raise KeyError("no such rule")
+
+    stations = (Station("broken", slot, broken), recorder.station("after", "confirmation"))
+    log: list[LogRecord] = []
+    with pytest.raises(MalformedEnvelope, match="station 'broken' raised KeyError") as caught:
+        call_tool(Registry([recorder.tool()]), "fake_tool", {"n": 1}, log=log, stations=stations)
+    assert isinstance(caught.value.__cause__, KeyError)
+    assert recorder.seen == ["business_check"]  # nothing after the broken station ran
+    assert (log[0].outcome, log[0].operation_state, log[0].station) == ("bug", None, slot)
+    assert log[0].exception_class == "MalformedEnvelope"
+
+
+def test_a_business_check_that_raises_anything_else_is_a_bug_logged_at_its_station() -> None:
+    def check(context: Any, args: Mapping[str, Any]) -> None:
+        raise KeyError("T-1")
+
+    log: list[LogRecord] = []
+    tool = fake_tool(lambda context, args, checked: {}, check)
+    with pytest.raises(KeyError):
+        call_tool(Registry([tool]), "fake_tool", {}, log=log)
+    assert (log[0].outcome, log[0].station, log[0].exception_class) == (
+        "bug",
+        "business_check",
+        "KeyError",
+    )
+
+
+def test_an_execute_that_raises_is_logged_and_not_hidden() -> None:
+    log: list[LogRecord] = []
+    with pytest.raises(ZeroDivisionError):
+        call_tool(Registry([returning(ZeroDivisionError())]), "fake_tool", {}, log=log)
+    assert (log[0].outcome, log[0].exception_class) == ("bug", "ZeroDivisionError")
+    assert log[0].station == "execution"
+
+
+@pytest.mark.parametrize(
+    "bad_data",
+    [
+        None,
+        "ok",
+        ["a", "list"],
+        {"x": math.nan},
+        {"x": math.inf},
+        {"x": {1, 2}},
+        {"x": b"bytes"},
+    ],
+)
+def test_data_that_makes_a_malformed_envelope_is_a_bug_and_raises(bad_data: Any) -> None:
+    log: list[LogRecord] = []
+    with pytest.raises(MalformedEnvelope):
+        call_tool(Registry([returning(bad_data)]), "fake_tool", {}, log=log)
+    assert [r.outcome for r in log] == ["bug"]
+    assert log[0].exception_class == "MalformedEnvelope" and log[0].station == "envelope_check"
+
+
+@pytest.mark.parametrize(
+    "bad_error",
+    [
+        ContractError("not_found", ""),  # an empty message
+        ContractError("not_found", "gone", next_tool={"name": "no spaces!", "arguments": {}}),
+        ContractError("not_found", "gone", allowed_values="a,b"),  # type: ignore[arg-type]
+    ],
+    ids=["empty_message", "bad_next_tool", "allowed_values_not_a_list"],
+)
+def test_a_failure_that_makes_a_malformed_envelope_is_a_bug_too(bad_error: ContractError) -> None:
+    log: list[LogRecord] = []
+    with pytest.raises(MalformedEnvelope):
+        call_tool(Registry([returning(bad_error)]), "fake_tool", {}, log=log)
+    assert (log[0].outcome, log[0].station) == ("bug", "envelope_check")
+
+
+def test_a_spec_without_execute_cannot_be_called(root: Path) -> None:
+    spec = ToolSpec("no_steps", "No steps", "Declared, never runnable.", {"type": "object"})
+    log: list[LogRecord] = []
+    with pytest.raises(MalformedEnvelope, match="no execute step"):
+        call_tool(Registry([spec]), "no_steps", {}, log=log)
+    assert (log[0].outcome, log[0].station) == ("bug", "find_tool")
+
+
+# --------------------------------------------------------------------------- bare style
+
+
+def test_bare_failures_are_not_envelopes_and_are_logged_as_nonconforming(root: Path) -> None:
+    registry = Registry([with_bare_errors(read_lines_tool(root))])
+    log: list[LogRecord] = []
+    result = call_tool(registry, "read_lines", {**ARGS, "start": 0}, log=log)
+    assert result == {"error": "INVALID_ARGUMENT"} == bare_error("invalid_range")
+    assert (log[0].outcome, log[0].operation_state, log[0].station) == (
+        "nonconforming",
+        None,
+        "schema_check",
+    )
+    missing = call_tool(registry, "read_lines", {**ARGS, "path": "nope.txt"})
+    assert missing == {"error": "INVALID_ARGUMENT"}  # not_found: also "fix the input"
+    # successes are unchanged, and still checked
+    assert call_tool(registry, "read_lines", ARGS)["ok"] is True
+    with pytest.raises(MalformedEnvelope):
+        call_tool(Registry([with_bare_errors(returning({"x": math.nan}))]), "fake_tool", {})
+
+
+@pytest.mark.parametrize("code", sorted(CATALOGUE))
+def test_bare_error_is_one_word_per_kind_of_advice(code: str) -> None:
+    word = (
+        "INVALID_ARGUMENT"
+        if CATALOGUE[code].retry == "after_input_correction"
+        else "INTERNAL_ERROR"
+    )
+    assert bare_error(code) == {"error": word}
+
+
+# --------------------------------------------------------------------------- the log record
+
+
+def test_the_log_record_names_the_station_where_the_call_ended(
+    registry: Registry, root: Path
+) -> None:
+    def refuse(call: ToolCall) -> None:
+        if call.arguments.get("status") == "blocked":
+            raise ContractError("permission_denied", "not yours to block")
+
+    stations = [Station("owner", "authorization", refuse)]
+    calls = [
+        ("read_line", ARGS),
+        ("read_lines", {**ARGS, "start": "1"}),
+        ("read_lines", {**ARGS, "path": "nope.txt"}),
+        ("task_set_status", {"task_id": "T-1", "status": "blocked"}),
+        ("read_lines", ARGS),
+    ]
+    log: list[LogRecord] = []
+    for name, args in calls:
+        call_tool(registry, name, args, log=log, stations=stations)
+    assert [(r.outcome, r.station) for r in log] == [
+        ("unknown_tool", "find_tool"),
+        ("invalid_type", "schema_check"),
+        ("not_found", "business_check"),
+        ("permission_denied", "authorization"),
+        ("ok", "execution"),
+    ]
+    refused_late = [Station("confirm", "confirmation", refuse)]
+    log.clear()
+    call_tool(
+        registry,
+        "task_set_status",
+        {"task_id": "T-1", "status": "blocked"},
+        log=log,
+        stations=refused_late,
+    )
+    store = TaskStore({"T-1": "todo"}, lose_next_reply=True)
+    call_tool(
+        Registry([task_set_status_spec(store)]),
+        "task_set_status",
+        {"task_id": "T-1", "status": "done"},
+        log=log,
+    )
+    assert [(r.outcome, r.operation_state, r.station) for r in log] == [
+        ("permission_denied", "not_applied", "confirmation"),
+        ("outcome_unknown", "unknown", "execution"),
+    ]
+    assert log[1].exception_class == "TimeoutError"
+
+
+def test_only_the_failure_that_became_the_result_speaks_in_the_log(tmp_path: Path) -> None:
+    def recovered(context: Any, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
+        # a tool that tries one place, fails, tries another and succeeds
+        try:
+            (tmp_path / "first-choice.txt").read_text()
+        except FileNotFoundError:
+            pass
+        try:
+            raise ContractError("not_found", "first choice gone", log={"resolved_path": "/x"})
+        except ContractError:
+            pass
+        return {"found": "second choice"}
+
+    result, log = call(fake_tool(recovered), {})
+    assert result["ok"] is True
+    record = log[0]
+    assert (record.outcome, record.station) == ("ok", "execution")
+    assert record.exception_class is None and record.errno is None
+    assert record.resolved_path is None and dict(record.details) == {}
+
+    def replaced(context: Any, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
+        try:
+            raise ContractError("not_found", "gone", log={"resolved_path": "/x", "first": 1})
+        except ContractError:
+            raise ContractError("temporary_unavailable", "busy", log={"attempt": 2}) from None
+
+    result, log = call(fake_tool(replaced), {})
+    assert result["error"]["code"] == "temporary_unavailable"
+    assert dict(log[0].details) == {"attempt": 2}
+    assert log[0].resolved_path is None and log[0].exception_class is None
+
+
+def test_log_records_are_deterministic_with_a_step_clock(registry: Registry) -> None:
+    def run() -> list[dict[str, Any]]:
+        log: list[LogRecord] = []
+        clock = StepClock(step_ms=2.5)
+        call_tool(registry, "read_lines", ARGS, log=log, clock=clock)
+        call_tool(registry, "read_lines", {**ARGS, "start": 0}, log=log, clock=clock)
+        call_tool(
+            registry,
+            "task_set_status",
+            {"task_id": "T-1", "status": "done"},
+            log=log,
+            clock=clock,
+        )
+        return [r.to_dict() for r in log]
+
+    first = run()
+    assert first == run()
+    assert [
+        (r["tool"], r["outcome"], r["operation_state"], r["elapsed_ms"], r["station"])
+        for r in first
+    ] == [
+        ("read_lines", "ok", "applied", 2.5, "execution"),
+        ("read_lines", "invalid_range", "not_applied", 2.5, "schema_check"),
+        ("task_set_status", "ok", "applied", 2.5, "execution"),
+    ]
+    assert first[0]["argument_names"] == ["count", "path", "start"]
+    assert first[0]["arguments_digest"] != first[1]["arguments_digest"]
+
+
+def test_log_records_hold_no_argument_values(root: Path) -> None:
+    secret = "sk-live-0123456789"
+    log: list[LogRecord] = []
+    call_tool(Registry([read_lines_tool(root)]), "read_lines", {**ARGS, "token": secret}, log=log)
+    assert secret not in repr(log[0]) and secret not in json.dumps(log[0].to_dict())
+    assert log[0].outcome == "unknown_field"
+
+
+def test_without_a_log_nothing_is_recorded_and_the_result_is_the_same(
+    registry: Registry,
+) -> None:
+    log: list[LogRecord] = []
+    with_log = call_tool(registry, "read_lines", ARGS, log=log)
+    assert call_tool(registry, "read_lines", ARGS) == with_log
+    assert with_log == success(
+        "read_lines",
+        {
+            "path": "notes.txt",
+            "start": 1,
+            "lines": [{"number": 1, "text": "first"}, {"number": 2, "text": "second"}],
+            "total_lines": 3,
+            "has_more": True,
+        },
+    )
+
+
+# --------------------------------------------------------------------------- checked
+
+
+class Resource:
+    """What a business check may open: execution uses it, the road closes it."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    @contextlib.contextmanager
+    def opened(self) -> Iterator[None]:
+        self.events.append("open")
+        try:
+            yield
+        finally:
+            self.events.append("closed")
+
+
+class Opened(contextlib.AbstractContextManager["Opened"]):
+    def __init__(self, resource: Resource) -> None:
+        self.resource = resource
+        self._cm = resource.opened()
+        self._cm.__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        self._cm.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize(
+    "ending",
+    ["success", "authorization", "confirmation", "execution_failure", "execution_bug"],
+)
+def test_what_the_business_check_returns_reaches_execute_and_is_always_closed(
+    ending: str,
+) -> None:
+    resource = Resource()
+    received: list[Any] = []
+
+    def check(context: Any, args: Mapping[str, Any]) -> Opened:
+        return Opened(resource)
+
+    def execute(context: Any, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
+        received.append(checked)
+        assert resource.events == ["open"]  # still open while execution runs
+        if ending == "execution_failure":
+            raise ContractError("temporary_unavailable", "busy")
+        if ending == "execution_bug":
+            raise RuntimeError("bug")
+        return {"used": checked.resource is resource}
+
+    def refuse(call: ToolCall) -> None:
+        assert isinstance(call.checked, Opened)  # stations see it too
+        if call.checked is not None and ending in ("authorization", "confirmation"):
+            raise ContractError("permission_denied", "no")
+
+    stations = (
+        Station("a", "authorization", refuse if ending == "authorization" else lambda c: None),
+        Station("c", "confirmation", refuse if ending == "confirmation" else lambda c: None),
+    )
+    tool = fake_tool(execute, check)
+    log: list[LogRecord] = []
+    try:
+        result = call_tool(Registry([tool]), "fake_tool", {}, log=log, stations=stations)
+    except RuntimeError:
+        result = None
+    assert resource.events == ["open", "closed"]  # exactly once, on every path
+    if ending == "success":
+        assert result == success("fake_tool", {"used": True})
+        assert len(received) == 1 and isinstance(received[0], Opened)
+    elif ending in ("authorization", "confirmation"):
+        assert received == [] and log[0].station == ending
+    else:
+        assert len(received) == 1 and log[0].station == "execution"
+
+
+def test_what_the_business_check_returns_is_passed_on_as_is() -> None:
+    token = object()
+    received: list[Any] = []
+
+    def execute(context: Any, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
+        received.append(checked)
+        return {}
+
+    call(fake_tool(execute, lambda context, args: token), {})
+    assert received == [token]
+
+
+def test_the_bound_context_reaches_both_steps() -> None:
+    seen: list[Any] = []
+
+    def check(context: Any, args: Mapping[str, Any]) -> None:
+        seen.append(context)
+
+    def execute(context: Any, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
+        seen.append(context)
+        return {}
+
+    tool = fake_tool(execute, check).bind("the context")
+    call(tool, {})
+    assert seen == ["the context", "the context"]
+
+
+# --------------------------------------------------------------------------- unknown tools
+
+
+def test_unknown_tool_lists_known_names_and_suggests_a_close_one(registry: Registry) -> None:
+    result = call_tool(registry, "read_line", ARGS)
+    ENVELOPE.validate(result)
+    error = result["error"]
+    assert result["tool"] == "read_line"
+    assert error["code"] == "unknown_tool" and error["received"] == "read_line"
+    assert error["allowed_values"] == ["read_lines", "task_set_status"]
+    assert error["suggestion"] == "did you mean 'read_lines'?"
+    assert error["retry"] == "after_input_correction"
+    assert error["operation_state"] == "not_applied"
+
+
+@pytest.mark.parametrize("name", ["getData", "delete everything!", "", None, 42, ["read_lines"]])
+def test_unknown_tool_without_a_close_match_or_a_valid_name(registry: Registry, name: Any) -> None:
+    log: list[LogRecord] = []
+    result = call_tool(registry, name, ARGS, log=log)
+    ENVELOPE.validate(result)
+    assert result["error"]["code"] == "unknown_tool" and "suggestion" not in result["error"]
+    assert result["tool"] == (name if name == "getData" else UNNAMED_TOOL)
+    assert (log[0].outcome, log[0].station) == ("unknown_tool", "find_tool")
+
+
+def test_a_name_with_a_trailing_newline_is_not_a_tool_name(registry: Registry) -> None:
+    result = call_tool(registry, "read_lines\n", ARGS)
+    ENVELOPE.validate(result)
+    assert (result["tool"], result["error"]["code"]) == (UNNAMED_TOOL, "unknown_tool")
+    assert result["error"]["suggestion"] == "did you mean 'read_lines'?"
+
+
+def test_an_unbound_spec_is_the_same_declaration_as_the_bound_one(root: Path) -> None:
+    assert read_lines_tool(root) == READ_LINES_SPEC  # the context is not part of the identity
+
+
+# --------------------------------------------------------------------------- any arguments
+
+TEXT = st.text(max_size=10)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(),
+    TEXT,
+    st.sampled_from(["notes.txt", "src/app.py", "../x", "/etc/passwd"]),
+)
+JSON_LIKE = st.recursive(
+    SCALARS,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.dictionaries(
+            st.one_of(st.sampled_from(["path", "start", "count"]), TEXT), children, max_size=4
+        ),
+    ),
+    max_leaves=10,
+)
+NEAR_VALID = st.fixed_dictionaries(
+    {
+        "path": st.one_of(SCALARS, JSON_LIKE),
+        "start": st.one_of(st.integers(-2, 5), SCALARS),
+        "count": st.one_of(st.integers(-2, 25), SCALARS),
+    },
+    optional={"extra": SCALARS},
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.one_of(st.just("read_lines"), st.just("read_lines"), SCALARS),
+    args=st.one_of(JSON_LIKE, NEAR_VALID),
+)
+def test_any_call_gives_a_valid_envelope_and_one_log_record(
+    root: Path, name: Any, args: Any
+) -> None:
+    log: list[LogRecord] = []
+    result = call_tool(Registry([read_lines_tool(root)]), name, args, log=log, clock=StepClock())
+    ENVELOPE.validate(result)  # call_tool checked it too: it would have raised
+    json.dumps(result, allow_nan=False)
+    assert len(log) == 1 and log[0].elapsed_ms == 1.0
+    assert log[0].station in ROAD
+    if result["ok"]:
+        assert log[0].outcome == "ok"
+    else:
+        assert log[0].outcome == result["error"]["code"] in CATALOGUE
+        assert result["error"]["operation_state"] == log[0].operation_state == "not_applied"
