@@ -69,10 +69,8 @@ def test_imports_follow_the_layers(path: Path) -> None:
     for module, names, line in imports(path):
         top, _, rest = module.partition(".")
         if top == "tutorial_lib":
-            if not rest:  # `from tutorial_lib import x`: x is a subpackage
-                targets = names
-            else:
-                targets = [rest.split(".")[0]]
+            # `from tutorial_lib import x`: x is a subpackage
+            targets = names if not rest else [rest.split(".")[0]]
             for target in targets:
                 if layer == "root" or target not in ALLOWED[layer]:
                     problems.append(f"line {line}: {layer} imports {target} ({module})")

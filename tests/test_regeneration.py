@@ -17,7 +17,7 @@ from tools import notebooks
 
 def test_regeneration_formats_then_executes_with_this_interpreter(tmp_path: Path) -> None:
     nb = nbformat.v4.new_notebook()
-    cell = nbformat.v4.new_code_cell("import sys\nprint( sys.executable==%r )" % sys.executable)
+    cell = nbformat.v4.new_code_cell(f"import sys\nprint( sys.executable=={sys.executable!r} )")
     cell.id = "only"
     nb.cells = [cell]
     path = tmp_path / "tiny.ipynb"

@@ -14,11 +14,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from pathlib import Path
-
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import ipykernel.kernelspec
 import nbformat

@@ -7,7 +7,8 @@
 For each chapter notebook and solution: format its code with ruff, execute it in a fresh
 kernel of this interpreter (PYTHONHASHSEED=0, no timing metadata), normalize volatile parts
 (tools/notebooks.py) and write it back. ``--check`` does exactly the same work, formatting
-included, and only compares. Then every exercise is generated from its solution (tools/exercises.py).
+included, and only compares. Then every exercise is generated from its solution
+(tools/exercises.py).
 Re-running on unchanged notebooks changes no byte.
 """
 

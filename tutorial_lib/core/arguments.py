@@ -61,7 +61,6 @@ class ArgumentExample:
         return None if self.code is None else (self.code, self.field)
 
 
-
 @functools.cache
 def strict_validator_class() -> type[Validator]:
     """Draft 2020-12 with a strict ``integer``: a JSON integer, not 1.0, not true.
@@ -76,7 +75,8 @@ def strict_validator_class() -> type[Validator]:
     strict_types = Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, value: type(value) is int
     )
-    return validators.extend(Draft202012Validator, type_checker=strict_types)  # type: ignore[no-any-return]
+    return validators.extend(Draft202012Validator, type_checker=strict_types)
+
 
 #: Translates a schema error on one field (anything but a wrong type) into a contract error:
 #: ``(field name, received value, the jsonschema error) -> ContractError``.
@@ -140,7 +140,7 @@ class ArgumentContract:
         """Sort key giving the fixed order of the class docstring."""
         if not error.path:
             order = {"type": 0, "required": 1, "additionalProperties": 2}
-            return (order.get(error.validator, 3), 0, 0)
+            return (order.get(str(error.validator), 3), 0, 0)
         name = str(error.path[0])
         fields = self.fields
         field_order = fields.index(name) if name in fields else len(fields)
@@ -266,5 +266,3 @@ def description_with_examples(summary: str, examples: tuple[ArgumentExample, ...
     lines = [summary, "Example: " + ", ".join(json.dumps(e.args) for e in good)]
     lines += [f"Not: {json.dumps(e.args)} ({e.note})" for e in bad]
     return "\n".join(lines)
-
-

@@ -35,7 +35,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal, TypedDict, Union
+from typing import Any, Literal, TypedDict
 
 __all__ = [
     "CATALOGUE",
@@ -84,47 +84,53 @@ class CodeInfo:
 
 #: Every error code a tool may return, with its default retry advice. Read-only: a chapter
 #: that needs a new code adds it here, in the source, so the schema and table agree.
-CATALOGUE: Mapping[str, CodeInfo] = MappingProxyType({
-    "invalid_type": CodeInfo("after_input_correction", "a value has the wrong JSON type"),
-    "missing_field": CodeInfo("after_input_correction", "a required argument is missing"),
-    "unknown_field": CodeInfo("after_input_correction", "an argument the tool does not accept"),
-    "invalid_range": CodeInfo("after_input_correction", "a number is outside its allowed range"),
-    "invalid_path": CodeInfo("after_input_correction", "the path is empty, malformed or a loop"),
-    "absolute_path_not_allowed": CodeInfo(
-        "after_input_correction", "paths are relative to the workspace root"
-    ),
-    "outside_workspace": CodeInfo("never", "the path leads outside the workspace"),
-    "not_found": CodeInfo(
-        "after_input_correction", "nothing exists at this path or id: search first"
-    ),
-    "not_a_file": CodeInfo("after_input_correction", "a directory, FIFO, device or socket"),
-    "file_too_large": CodeInfo("never", "the file is larger than this tool reads"),
-    "binary_file": CodeInfo("never", "the file is not text"),
-    "undecodable_text": CodeInfo("never", "the requested lines are not valid UTF-8"),
-    "permission_denied": CodeInfo("after_authorization", "the workspace denies access"),
-    "temporary_unavailable": CodeInfo("with_backoff", "a transient failure: retry, bounded"),
-    # chapter 03
-    "invalid_status": CodeInfo(
-        "after_input_correction", "a status outside the tool's allowed values"
-    ),
-    "unknown_tool": CodeInfo("after_input_correction", "no tool of this name is registered"),
-    "outcome_unknown": CodeInfo(
-        "after_status_check",
-        "the operation may or may not have happened: check its state before anything else",
-    ),
-    # chapter 02 (search_files)
-    "invalid_value": CodeInfo(
-        "after_input_correction",
-        "a value of the right type that is not accepted: not one of allowed_values, empty,"
-        " or not a valid pattern",
-    ),
-    # chapter 04 (paged GitHub tools)
-    "invalid_cursor": CodeInfo(
-        "after_input_correction",
-        "the cursor was altered, expired, or issued for another query: call again without"
-        " cursor to restart from the first page",
-    ),
-})
+CATALOGUE: Mapping[str, CodeInfo] = MappingProxyType(
+    {
+        "invalid_type": CodeInfo("after_input_correction", "a value has the wrong JSON type"),
+        "missing_field": CodeInfo("after_input_correction", "a required argument is missing"),
+        "unknown_field": CodeInfo("after_input_correction", "an argument the tool does not accept"),
+        "invalid_range": CodeInfo(
+            "after_input_correction", "a number is outside its allowed range"
+        ),
+        "invalid_path": CodeInfo(
+            "after_input_correction", "the path is empty, malformed or a loop"
+        ),
+        "absolute_path_not_allowed": CodeInfo(
+            "after_input_correction", "paths are relative to the workspace root"
+        ),
+        "outside_workspace": CodeInfo("never", "the path leads outside the workspace"),
+        "not_found": CodeInfo(
+            "after_input_correction", "nothing exists at this path or id: search first"
+        ),
+        "not_a_file": CodeInfo("after_input_correction", "a directory, FIFO, device or socket"),
+        "file_too_large": CodeInfo("never", "the file is larger than this tool reads"),
+        "binary_file": CodeInfo("never", "the file is not text"),
+        "undecodable_text": CodeInfo("never", "the requested lines are not valid UTF-8"),
+        "permission_denied": CodeInfo("after_authorization", "the workspace denies access"),
+        "temporary_unavailable": CodeInfo("with_backoff", "a transient failure: retry, bounded"),
+        # chapter 03
+        "invalid_status": CodeInfo(
+            "after_input_correction", "a status outside the tool's allowed values"
+        ),
+        "unknown_tool": CodeInfo("after_input_correction", "no tool of this name is registered"),
+        "outcome_unknown": CodeInfo(
+            "after_status_check",
+            "the operation may or may not have happened: check its state before anything else",
+        ),
+        # chapter 02 (search_files)
+        "invalid_value": CodeInfo(
+            "after_input_correction",
+            "a value of the right type that is not accepted: not one of allowed_values, empty,"
+            " or not a valid pattern",
+        ),
+        # chapter 04 (paged GitHub tools)
+        "invalid_cursor": CodeInfo(
+            "after_input_correction",
+            "the cursor was altered, expired, or issued for another query: call again without"
+            " cursor to restart from the first page",
+        ),
+    }
+)
 
 #: The values of ``retry`` and ``operation_state``, in the order the schema lists them.
 RETRY_VALUES: tuple[Retry, ...] = (
@@ -181,7 +187,7 @@ class FailureEnvelope(TypedDict):
 
 
 #: What every tool returns.
-Envelope = Union[SuccessEnvelope, FailureEnvelope]
+Envelope = SuccessEnvelope | FailureEnvelope
 
 _UNSET: Any = object()
 
@@ -485,21 +491,22 @@ STEPS: Mapping[NextStep, str] = MappingProxyType(
         " a bounded number of times",
         "check_authorization": "access was refused: ask for permission;"
         " other arguments will not help",
-        "verify_state": "the outcome is unknown: check the real state before doing"
-        " anything else",
+        "verify_state": "the outcome is unknown: check the real state before doing anything else",
         "stop_unknown": "the outcome is unknown and cannot be checked now: report it as"
         " unknown, with the status check to run, and stop sending",
         "stop": "retrying cannot help: report the failure to the user and stop",
     }
 )
 
-_STEP_OF_RETRY: Mapping[str, NextStep] = MappingProxyType({
-    "after_input_correction": "fix_input",
-    "with_backoff": "retry_with_backoff",
-    "after_authorization": "check_authorization",
-    "after_status_check": "verify_state",
-    "never": "stop",
-})
+_STEP_OF_RETRY: Mapping[str, NextStep] = MappingProxyType(
+    {
+        "after_input_correction": "fix_input",
+        "with_backoff": "retry_with_backoff",
+        "after_authorization": "check_authorization",
+        "after_status_check": "verify_state",
+        "never": "stop",
+    }
+)
 
 
 def next_step(error: Mapping[str, Any]) -> NextStep:
@@ -517,12 +524,14 @@ def next_step(error: Mapping[str, Any]) -> NextStep:
     Raises ValueError for anything that is not a contract error (a success envelope, a bare
     ``{"error": "INVALID_ARGUMENT"}``): such a result does not say what to do next.
     """
+    found: Any = error
     if "ok" in error:  # a whole envelope
         if error["ok"] is not False:
             raise ValueError("a success has no next step in the error table")
-        error = error.get("error")
-    if not isinstance(error, Mapping) or not isinstance(error.get("code"), str):
-        raise ValueError(f"not a contract error (no code to decide from): {error!r}")
+        found = error.get("error")
+    if not isinstance(found, Mapping) or not isinstance(found.get("code"), str):
+        raise ValueError(f"not a contract error (no code to decide from): {found!r}")
+    error = found
     code = error["code"]
     retry = error.get("retry")
     if retry is None:

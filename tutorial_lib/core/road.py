@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from tutorial_lib.core.contracts import (
     CATALOGUE,
@@ -123,11 +123,18 @@ class StepClock:
         return now
 
 
+@dataclass
+class _Position:
+    """Where a call is on the road: names the station of an exception a step raised."""
+
+    station: str = "find_tool"
+
+
 @dataclass(frozen=True)
 class _Ended:
     """How a call left the road: its result, the station, the error that ended it."""
 
-    result: Any
+    result: Envelope | dict[str, str]  # a bare-style failure is not an envelope
     station: str
     error: ContractError | None = None
 
@@ -150,11 +157,12 @@ def call_tool(
     :class:`MalformedEnvelope` raised, never turned into a polite result.
     """
     started = clock()
+    position = _Position()
     try:
-        ended = _travel(registry, name, args, stations)
+        ended = _travel(registry, name, args, stations, position)
     except Exception as exc:
         if log is not None:
-            station = getattr(exc, "station", "execution")
+            station = getattr(exc, "station", position.station)
             log.append(
                 _record(name, args, "bug", None, clock() - started, station, None, type(exc))
             )
@@ -162,15 +170,15 @@ def call_tool(
     if log is not None:
         outcome, state = _outcome(ended.result)
         log.append(
-            _record(
-                name, args, outcome, state, clock() - started, ended.station, ended.error, None
-            )
+            _record(name, args, outcome, state, clock() - started, ended.station, ended.error, None)
         )
-    return ended.result  # type: ignore[no-any-return]
+    # A bare-style tool (chapter 03's counter-example) breaks the contract on purpose: its
+    # failures are the one result typed as an envelope that is not one.
+    return cast(Envelope, ended.result)
 
 
 def _travel(
-    registry: Registry, name: Any, args: Any, stations: Sequence[Station]
+    registry: Registry, name: Any, args: Any, stations: Sequence[Station], position: _Position
 ) -> _Ended:
     # 1. find the tool: a name the registry does not know is the model's mistake
     if not (isinstance(name, str) and name in registry):
@@ -180,12 +188,14 @@ def _travel(
     if tool.execute is None:
         raise _bug("find_tool", f"{tool.name} has no execute step: it cannot be called")
     # 2. schema check: the tool's own input_schema; nothing after it sees raw arguments
-    error = tool.arguments.validate(args)
-    if error is not None:
-        return _ended(tool, error, "schema_check")
+    position.station = "schema_check"
+    invalid = tool.arguments.validate(args)
+    if invalid is not None:
+        return _ended(tool, invalid, "schema_check")
     arguments: Mapping[str, Any] = MappingProxyType(args)
     with contextlib.ExitStack() as cleanup:
         # 3. business check: what no schema can see; it may hand over what it opened
+        position.station = "business_check"
         try:
             checked = tool.check(tool.context, arguments)
         except ContractError as exc:
@@ -195,6 +205,7 @@ def _travel(
         call = ToolCall(tool, arguments, checked)
         # 4-5. authorization, then confirmation (chapters 06 and 07 add the stations)
         for slot in ("authorization", "confirmation"):
+            position.station = slot
             for station in (s for s in stations if s.slot == slot):
                 try:
                     station.check(call)
@@ -203,6 +214,7 @@ def _travel(
                 except Exception as exc:
                     raise _bug(slot, f"station {station.name!r} raised {exc!r}") from exc
         # 6. execution
+        position.station = "execution"
         try:
             data = tool.execute(tool.context, arguments, checked)
         except ContractError as exc:
@@ -274,7 +286,9 @@ def _check(result: Any, name: str) -> None:
     try:
         json.dumps(result, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise _bug("envelope_check", f"{name} returned an envelope that is not JSON: {exc}") from None
+        raise _bug(
+            "envelope_check", f"{name} returned an envelope that is not JSON: {exc}"
+        ) from None
     if result["tool"] != _tool_field(name):
         raise _bug("envelope_check", f"{name} returned an envelope of tool {result['tool']!r}")
 
