@@ -19,7 +19,7 @@ What it measures (see benchmarks/README.md, "PR comments: keyset vs offset"):
 (b) emulator throughput: sequential GET review-comments pages (per_page 100) on one
     keep-alive connection, requests per second.
 (c) characters a model reads to answer the PR 128 question on the fixture
-    (:func:`tutorial_lib.github.reads.context_budget`).
+    (:func:`tutorial_lib.agent.budget.context_budget`).
 
 Targets: (a) last-10 median within 1.5x of the first-10 median for keyset; (c) summaries
 plus TARGETED details at most 25% of dump_everything: `unresolved_plus_details` (the concise
@@ -40,11 +40,14 @@ import time
 
 import httpx
 
+from tutorial_lib.agent.budget import context_budget
+from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.fixtures import build_store, make_large_pr
 from tutorial_lib.emulator.service import serve
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.pagination import CursorCodec
-from tutorial_lib.github.reads import GitHubToolContext, context_budget, github_pr_list_comments
+from tutorial_lib.github.reads import LIST_COMMENTS_SPEC, GitHubToolContext, github_tool_specs
 
 REPO, PR, PAGE = "example/large", 1, 50
 
@@ -65,13 +68,14 @@ def keyset(base_url: str, *, cache: bool) -> tuple[list[float], int, int]:
     transport = Counting()
     with GitHubClient(base_url, transport=transport) as client:
         context = GitHubToolContext(client, CursorCodec(b"benchmark-key-0123456789"))
+        registry = Registry(github_tool_specs(context))
         args: dict = {"repository": REPO, "pr": PR, "page_size": PAGE}
         times, seen = [], 0
         while True:
             if not cache:
                 context.thread_cache.clear()
             start = time.perf_counter()
-            envelope = github_pr_list_comments(context, args)
+            envelope = call_tool(registry, LIST_COMMENTS_SPEC.name, args)
             times.append(time.perf_counter() - start)
             data = envelope["data"]
             seen += len(data["comments"])
@@ -102,7 +106,9 @@ def main() -> int:
         # page 0 fetches the thread states (GraphQL): it is reported apart
         with GitHubClient(handle.base_url, transport=Counting()) as client:
             context = GitHubToolContext(client, CursorCodec(b"benchmark-key-0123456789"))
-            github_pr_list_comments(context, {"repository": REPO, "pr": PR, "page_size": PAGE})
+            registry = Registry(github_tool_specs(context))
+            first_page = {"repository": REPO, "pr": PR, "page_size": PAGE}
+            call_tool(registry, LIST_COMMENTS_SPEC.name, first_page)
             per_call = client._http._transport.graphql  # type: ignore[attr-defined]
         # offset baseline: same page indices
         with GitHubClient(handle.base_url) as client:

@@ -20,7 +20,8 @@ from tutorial_lib.emulator.fixtures import (
     build_store,
     make_large_pr,
 )
-from tutorial_lib.emulator.service import REVIEW_THREADS_QUERY, ServiceHandle, serve
+from tutorial_lib.emulator.service import REVIEW_THREADS_QUERY_SHAPE, ServiceHandle, serve
+from tutorial_lib.github.client import REVIEW_THREADS_QUERY, GitHubClient, ThreadState
 
 TOKEN = "test-token"
 REVIEW_FIELDS = {
@@ -185,7 +186,7 @@ def test_graphql_review_threads(handle: ServiceHandle, store: GitHubStore) -> No
     after = None
     while True:
         status, headers, body = graphql(
-            handle, REVIEW_THREADS_QUERY, owner="example", name="shop", number=128,
+            handle, REVIEW_THREADS_QUERY_SHAPE, owner="example", name="shop", number=128,
             first=25, after=after,
         )  # fmt: skip
         assert status == 200 and headers["X-RateLimit-Resource"] == "graphql"
@@ -206,8 +207,39 @@ def test_graphql_review_threads(handle: ServiceHandle, store: GitHubStore) -> No
 def test_graphql_errors(handle: ServiceHandle) -> None:
     assert "errors" in graphql(handle, "{ viewer { login } }")[2]
     assert "errors" in graphql(handle, "query { repository(")[2]
-    bad = graphql(handle, REVIEW_THREADS_QUERY, owner="nobody", name="x", number=1, first=5)
+    bad = graphql(handle, REVIEW_THREADS_QUERY_SHAPE, owner="nobody", name="x", number=1, first=5)
     assert "Could not resolve" in bad[2]["errors"][0]["message"]
+
+
+def test_the_client_query_is_one_the_emulator_answers(
+    handle: ServiceHandle, store: GitHubStore
+) -> None:
+    # the exact text GitHubClient.review_threads posts, with the variables it sends
+    status, _, body = graphql(
+        handle, REVIEW_THREADS_QUERY, owner="example", name="shop", number=128
+    )
+    assert status == 200 and "errors" not in body
+    connection = body["data"]["repository"]["pullRequest"]["reviewThreads"]
+    expected = store.review_threads("example/shop", 128)
+    assert connection["pageInfo"]["hasNextPage"] is False  # 100 threads a page; fewer here
+    assert [t["isResolved"] for t in connection["nodes"]] == [t.is_resolved for t in expected]
+    assert [t["isOutdated"] for t in connection["nodes"]] == [t.is_outdated for t in expected]
+    assert [[c["databaseId"] for c in t["comments"]["nodes"]] for t in connection["nodes"]] == [
+        t.comment_ids for t in expected
+    ]
+
+
+def test_the_client_reads_every_thread_state_from_the_emulator() -> None:
+    store = make_large_pr(1500)
+    threads = store.review_threads("example/large", 1)
+    assert len(threads) > 100  # more than one GraphQL page: the client follows `after`
+    with serve(store) as running, GitHubClient(running.base_url) as client:
+        states = client.review_threads("example/large", 1)
+    assert states == {
+        comment_id: ThreadState(t.is_resolved, t.is_outdated)
+        for t in threads
+        for comment_id in t.comment_ids
+    }
 
 
 def test_clean_shutdown() -> None:

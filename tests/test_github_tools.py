@@ -278,6 +278,29 @@ def test_detailed_costs_more_characters_than_concise() -> None:
     assert len(detailed) > len(concise)
 
 
+def test_every_list_follows_links_in_one_loop_and_never_leaves_the_origin() -> None:
+    hosts: list[str] = []
+
+    def serve_pages(request: httpx.Request) -> httpx.Response:
+        hosts.append(request.url.host)
+        page = int(request.url.params.get("page", 1))
+        origin = "http://gh.test" if page == 1 else "http://elsewhere.test"
+        link = f'<{origin}{request.url.path}?page={page + 1}&per_page=2>; rel="next"'
+        return httpx.Response(200, json=[{"id": page}], headers={"Link": link})
+
+    client = GitHubClient("http://gh.test", transport=httpx.MockTransport(serve_pages))
+    for read in (
+        lambda: list(client.iter_review_comments(REPO, PR, per_page=2)),
+        lambda: client.list_issue_comments(REPO, PR, per_page=2),
+    ):
+        with pytest.raises(ContractError) as caught:
+            read()
+        error = caught.value
+        assert (error.code, error.fields["retry"]) == ("temporary_unavailable", "never")
+        assert error.log["next_host"] == "elsewhere.test"
+    assert hosts == ["gh.test"] * 4  # page 1 then page 2 of each list, never elsewhere
+
+
 HEDGED = [
     (
         "I think two requests could refresh the token at the same time here; could you check?",
