@@ -48,3 +48,23 @@ def test_relative_links_in_readme_exist():
 def test_every_chapter_notebook_is_in_the_readme_table():
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         assert f"](notebooks/{path.name})" in README, f"{path.name} missing from README"
+
+
+def test_every_library_path_in_the_readme_exists():
+    """README names one import path per learner-facing name: each must import."""
+    import importlib
+
+    paths = set(re.findall(r"`(tutorial_lib(?:\.[A-Za-z_]+)+)`", README))
+    paths |= set(re.findall(r"^from (tutorial_lib(?:\.[a-z_]+)+) import", README, re.MULTILINE))
+    assert len(paths) > 20, paths
+    for path in sorted(paths):
+        parts = path.split(".")
+        for cut in range(len(parts), 0, -1):  # the longest importable module, then attributes
+            try:
+                value = importlib.import_module(".".join(parts[:cut]))
+            except ModuleNotFoundError:
+                continue
+            for attribute in parts[cut:]:
+                assert hasattr(value, attribute), f"README names {path}: no {attribute}"
+                value = getattr(value, attribute)
+            break
