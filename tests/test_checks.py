@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import signal
 import threading
 import time
 
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tutorial_lib.core.time_limit import TimeLimit
 from tutorial_lib.course.checks import (
     NOT_IMPLEMENTED_VERDICT,
     Case,
@@ -133,6 +135,89 @@ def test_infinite_loop_is_cut_off_outside_the_main_thread():
 def test_timer_is_disarmed_after_a_fast_case():
     run_cases(double, CASES, time_limit_s=0.05)
     time.sleep(0.15)  # a leftover alarm would raise here
+
+
+def test_the_stop_fires_again_after_a_bare_except():
+    def swallow_once(x):
+        try:
+            while True:
+                pass
+        except BaseException:  # noqa: BLE001 - a learner's bare except, once
+            pass
+        while True:
+            pass
+
+    started = time.monotonic()
+    report = run_cases(swallow_once, CASES[:1], time_limit_s=0.2)
+    assert report.results[0].status == "timeout"
+    assert time.monotonic() - started < 2.0
+
+
+# ------------------------------------------------------------------ the core time limit
+
+
+class Late(Exception):
+    pass
+
+
+def test_the_limit_uses_the_signal_in_the_main_thread_and_restores_the_handler():
+    before = signal.getsignal(signal.SIGALRM)
+    with pytest.raises(Late), TimeLimit(0.05, Late) as limit:
+        time.sleep(5)
+    assert limit.mechanism == "signal"
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_the_limit_raises_only_when_its_policy_allows():
+    allowed = {"now": False}
+    with TimeLimit(0.05, Late, refire_s=0.02, when=lambda: allowed["now"]) as limit:
+        time.sleep(0.15)  # fired (and re-fired) while not allowed: nothing raised
+        allowed["now"] = True
+        with pytest.raises(Late):
+            time.sleep(5)
+    assert limit.mechanism == "signal"
+
+
+def test_a_timer_in_use_is_left_alone():
+    fired: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: fired.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 30)
+        with TimeLimit(0.05, Late, other_threads="none") as limit:
+            time.sleep(0.1)
+        assert limit.mechanism == "none"
+        remaining, _interval = signal.getitimer(signal.ITIMER_REAL)
+        assert 0 < remaining <= 30 and fired == []
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_outside_the_main_thread_the_policy_chooses_inject_or_nothing():
+    box: dict[str, object] = {}
+
+    def limited(policy):
+        try:
+            with TimeLimit(0.05, Late, other_threads=policy) as limit:
+                deadline = time.monotonic() + 0.5
+                while time.monotonic() < deadline:
+                    pass
+            box[policy] = limit.mechanism
+        except Late:
+            box[policy] = "stopped"
+
+    for policy in ("inject", "none"):
+        worker = threading.Thread(target=limited, args=(policy,))
+        worker.start()
+        worker.join(timeout=10)
+        assert not worker.is_alive()
+    assert box == {"inject": "stopped", "none": "none"}
+
+
+def test_a_limit_needs_a_positive_time():
+    with pytest.raises(ValueError, match="> 0"):
+        TimeLimit(0, Late)
 
 
 def test_not_implemented_stub_gets_one_verdict():

@@ -26,6 +26,7 @@ from openai.types.shared_params import FunctionDefinition
 from pydantic import TypeAdapter
 
 from tutorial_lib.core.tools import NAME_PATTERN, Annotations, ToolSpec
+from tutorial_lib.course.toolsets import GOOD_TOOLSET
 from tutorial_lib.design.exports import (
     ExportError,
     compare_exports,
@@ -37,7 +38,6 @@ from tutorial_lib.design.exports import (
     to_mcp,
     to_openai,
 )
-from tutorial_lib.design.lint import GOOD_TOOLSET
 from tutorial_lib.workspace.read import READ_LINES_SPEC
 from tutorial_lib.workspace.read_schema import (
     MAX_COUNT,

@@ -7,10 +7,9 @@ from typing import Any
 
 import pytest
 
-from tutorial_lib.core.tools import Annotations, Registry, ToolSpec
+from tutorial_lib.core.tools import READ_ONLY_LOCAL, Annotations, Registry, ToolSpec
+from tutorial_lib.course.toolsets import BAD_TOOLSET, GOOD_TOOLSET
 from tutorial_lib.design.lint import (
-    BAD_TOOLSET,
-    GOOD_TOOLSET,
     NEAR_DUPLICATE_THRESHOLD,
     RULES,
     Finding,
@@ -21,8 +20,6 @@ from tutorial_lib.design.lint import (
     name_tokens,
 )
 from tutorial_lib.workspace.read import READ_LINES_SPEC
-
-READ_ONLY = Annotations(read_only=True, destructive=False, idempotent=True, open_world=False)
 
 
 def closed(properties: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -38,7 +35,7 @@ def closed(properties: dict[str, Any] | None = None) -> dict[str, Any]:
 def tool(name: str = "files_stat", description: str | None = None, **kw: Any) -> ToolSpec:
     """A tool that passes clean unless an argument breaks it."""
     kw.setdefault("input_schema", closed())
-    kw.setdefault("annotations", READ_ONLY)
+    kw.setdefault("annotations", READ_ONLY_LOCAL)
     description = description or (
         "Get the size and modification time of one file in the workspace. Read-only."
     )
@@ -64,13 +61,13 @@ def test_good_toolset_passes_clean():
         "github_pr_list_comments",
         "github_pr_create_review",
     ]
-    assert all(s.handler is None for s in GOOD_TOOLSET[:3])
+    assert all(s.execute is None for s in GOOD_TOOLSET[:3])
     assert format_findings([]) == "No findings: the tool set passes clean."
 
 
 def test_bad_toolset_hits_every_rule():
     assert set(rules(list(BAD_TOOLSET))) == set(RULES)
-    assert all(s.handler is None for s in BAD_TOOLSET)
+    assert all(s.execute is None for s in BAD_TOOLSET)
     flagged = {f.tool for f in lint(BAD_TOOLSET) if f.rule == "vague_name"}
     assert {"getData", "runAction", "sync"} <= flagged
 

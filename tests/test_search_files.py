@@ -18,7 +18,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -383,12 +385,27 @@ def test_directories_nested_too_deep_are_skipped(ws: Path) -> None:
     assert locations(data) == [("d/shallow.txt", 1)] and data["files_skipped"]["other"] == 1
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_unreadable_entries_are_skipped(ws: Path) -> None:
-    write(ws, "locked.txt", "needle\n").chmod(0)
-    write(ws, "open.txt", "needle\n")
-    data = ok(ws, {"query": WORD})
-    assert locations(data) == [("open.txt", 1)] and data["files_skipped"]["other"] == 1
+def test_unreadable_entries_are_skipped(unprivileged: Any) -> None:
+    """Root reads files whatever their mode: as root, the search runs as ``nobody``."""
+    # tmp_path sits in a 0700 directory; the unprivileged child needs a traversable base.
+    base = Path(tempfile.mkdtemp(prefix="search_files_perm_"))
+    root = base / "ws"
+    try:
+        base.chmod(0o755)
+        write(root, "locked.txt", "needle\n").chmod(0)
+        write(root, "open.txt", "needle\n")
+        root.chmod(0o755)
+        data = unprivileged(ok, root, {"query": WORD})
+        assert locations(data) == [("open.txt", 1)] and data["files_skipped"]["other"] == 1
+        write(root, "locked_dir/x.txt", "needle\n")
+        (root / "locked_dir").chmod(0)  # a directory that cannot be listed: skipped too
+        data = unprivileged(ok, root, {"query": WORD})
+        assert locations(data) == [("open.txt", 1)] and data["files_skipped"]["other"] == 2
+    finally:
+        for locked in (root / "locked_dir", root / "locked.txt"):
+            if locked.exists():
+                locked.chmod(0o700)
+        shutil.rmtree(base)
 
 
 # --------------------------------------------------------------------------- the sandbox
@@ -637,7 +654,7 @@ def test_spec_and_schemas() -> None:
     assert SEARCH_FILES_SPEC.name == "search_files"
     assert SEARCH_FILES_SPEC.annotations.read_only is True
     assert SEARCH_FILES_SPEC.annotations.open_world is False
-    assert SEARCH_FILES_SPEC.handler is search_files
+    assert SEARCH_FILES_SPEC.execute is not None and SEARCH_FILES_SPEC.context is None
     assert SEARCH_FILES_SCHEMA["additionalProperties"] is False
     assert SEARCH_FILES_SCHEMA["required"] == ["query"]
     for name, prop in SEARCH_FILES_SCHEMA["properties"].items():

@@ -372,8 +372,7 @@ class _Scope:
     """
 
     matcher: _Matcher
-    parts: tuple[str, ...]
-    shown: Any  # ``path`` as the model sent it (None: the whole workspace)
+    parts: tuple[str, ...]  # the normalized scope; () for the whole workspace
     fd: int
     info: os.stat_result
     closed: bool = False
@@ -401,7 +400,12 @@ def _check(context: SearchContext, args: Mapping[str, Any]) -> _Scope:
         fd = _open_scope(root_fd, parts, path, context.method)
     finally:
         os.close(root_fd)
-    scope = _Scope(matcher, parts, path, fd, os.fstat(fd))
+    try:
+        info = os.fstat(fd)
+    except OSError:  # pragma: no cover - fstat on a fresh descriptor does not fail
+        os.close(fd)
+        raise
+    scope = _Scope(matcher, parts, fd, info)
     mode = scope.info.st_mode
     if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
         scope.close()
@@ -1274,6 +1278,9 @@ def search_files(
 
     Bad input of any kind returns a failure envelope with one code from
     :data:`tutorial_lib.core.contracts.CATALOGUE`; nothing raises.
+
+    A direct call is the same tool on the same road: a registry of one tool and
+    :func:`tutorial_lib.core.road.call_tool`.
     """
     tool = search_files_tool(root, limits=limits, method=method)
     return call_tool(Registry([tool]), TOOL_NAME, args)
