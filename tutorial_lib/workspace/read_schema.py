@@ -255,5 +255,3 @@ READ_LINES_DESCRIPTION = description_with_examples(
     " has_more. Read-only. Use a search tool first if you do not know the path.",
     READ_LINES_EXAMPLES,
 )
-
-
