@@ -289,11 +289,19 @@ def log_details(error: ContractError) -> dict[str, Any]:
     """What the operator's log keeps of the error that became a call's result.
 
     The error's own ``log``, plus the class (and errno) of the exception it was raised
-    from or while handling, unless the ``log`` already names one.
+    from (``raise ... from exc``) or while handling, unless the ``log`` already names one.
+    As in Python's tracebacks, ``raise ... from None`` hides the handled exception; a
+    contract error restated as another passes on what matters through ``log=``.
     """
     details = dict(error.log)
-    cause = error.__cause__ or error.__context__
-    if cause is not None and "exception_class" not in details:
+    cause = error.__cause__
+    if cause is None and not error.__suppress_context__:
+        cause = error.__context__
+    if (
+        cause is not None
+        and not isinstance(cause, ContractError)
+        and "exception_class" not in details
+    ):
         details.update(exception_details(cause))
     return details
 
