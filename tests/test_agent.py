@@ -8,6 +8,7 @@ gives up. Workspace: ``notes.txt`` (3 lines: one page) and ``long.txt`` (45 line
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from tutorial_lib.agent.loop import (
     FinalAnswer,
     Mistake,
     ReadWholeFile,
+    ReviewPullRequest,
     ScriptedModel,
     SetTaskStatus,
     ToolCall,
@@ -28,14 +30,16 @@ from tutorial_lib.agent.loop import (
     stop_on_first_page,
     zero_based_lines,
 )
-from tutorial_lib.core.contracts import ContractError, LogRecord, dumps, failure
+from tutorial_lib.core.contracts import ContractError, LogRecord, dumps
 from tutorial_lib.core.road import StepClock
 from tutorial_lib.core.tools import Registry, ToolSpec
+from tutorial_lib.emulator.fixtures import build_store
+from tutorial_lib.emulator.service import serve
 from tutorial_lib.examples.tasks import TaskStore, task_set_status_spec, with_bare_errors
-from tutorial_lib.workspace.read import READ_LINES_SPEC
-
-RICH = Registry([READ_LINES_SPEC])
-BARE = Registry([with_bare_errors(READ_LINES_SPEC)])
+from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.pagination import CursorCodec
+from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
+from tutorial_lib.workspace.read import read_lines_tool
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +51,19 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return ws
 
 
-def read(root: Path, path: str, mistakes: list[Mistake], *, bare: bool = False) -> Transcript:
+def rich(root: Path) -> Registry:
+    return Registry([read_lines_tool(root)])
+
+
+def bare(root: Path) -> Registry:
+    return Registry([with_bare_errors(read_lines_tool(root))])
+
+
+def read(
+    root: Path, path: str, mistakes: list[Mistake], *, bare_errors: bool = False
+) -> Transcript:
     model = ScriptedModel(ReadWholeFile(path), mistakes)
-    return run_agent(model, BARE if bare else RICH, root=root, check_envelope=not bare)
+    return run_agent(model, bare(root) if bare_errors else rich(root))
 
 
 def figures(t: Transcript) -> tuple[Any, ...]:
@@ -113,7 +127,7 @@ def test_habits_once_corrected_stay_corrected_on_later_pages(root: Path) -> None
     ids=["zero_based", "strings", "both"],
 )
 def test_bare_errors_flounder_until_the_limit(root: Path, mistakes: list[Mistake]) -> None:
-    t = read(root, "notes.txt", mistakes, bare=True)
+    t = read(root, "notes.txt", mistakes, bare_errors=True)
     assert figures(t) == (5, 5, False, None, 5 * 28)
     assert {s.error_code for s in t.steps} == {"INVALID_ARGUMENT"}
     assert t.final == FinalAnswer(
@@ -122,7 +136,7 @@ def test_bare_errors_flounder_until_the_limit(root: Path, mistakes: list[Mistake
 
 
 def test_bare_guesses_are_fixed_and_never_touch_the_real_fault(root: Path) -> None:
-    t = read(root, "notes.txt", [zero_based_lines()], bare=True)
+    t = read(root, "notes.txt", [zero_based_lines()], bare_errors=True)
     assert [(s.arguments["start"], s.arguments["count"]) for s in t.steps] == [
         (0, 20),
         (0, 10),
@@ -130,16 +144,16 @@ def test_bare_guesses_are_fixed_and_never_touch_the_real_fault(root: Path) -> No
         (0, 1),
         (0, 10),  # the guesses cycle
     ]
-    t = read(root, "notes.txt", [integers_as_strings()], bare=True)
+    t = read(root, "notes.txt", [integers_as_strings()], bare_errors=True)
     assert [s.arguments["count"] for s in t.steps] == ["20", "10", "5", "1", "10"]
 
 
 def test_give_up_limit_and_max_steps(root: Path) -> None:
     model = ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()], give_up_after=3)
-    t = run_agent(model, BARE, root=root, check_envelope=False)
+    t = run_agent(model, bare(root))
     assert (t.calls, t.final.gave_up if t.final else None) == (3, True)
     model = ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()])
-    t = run_agent(model, BARE, root=root, max_steps=2, check_envelope=False)
+    t = run_agent(model, bare(root), max_steps=2)
     assert t.calls == 2 and t.final is None and t.steps_to_answer is None
     assert t.lines()[-1] == "(stopped: max_steps reached without an answer)"
 
@@ -157,7 +171,9 @@ def test_stop_on_first_page_claims_the_first_page_is_everything(root: Path) -> N
     data = hasty.steps[0].result["data"]
     assert (data["has_more"], data["total_lines"]) == (True, 45)  # the result said so
     # the error style does not matter here: no call fails
-    assert figures(read(root, "long.txt", [stop_on_first_page()], bare=True)) == figures(hasty)
+    assert figures(read(root, "long.txt", [stop_on_first_page()], bare_errors=True)) == figures(
+        hasty
+    )
 
 
 # --------------------------------------------------------------------------- tasks_example
@@ -167,12 +183,14 @@ def set_status(style: str, mistakes: list[Mistake], status: str = "in_progress")
     store = TaskStore({"T-1": "todo"})
     registry = Registry([task_set_status_spec(store, style=style)])  # type: ignore[arg-type]
     model = ScriptedModel(SetTaskStatus("T-1", status), mistakes)
-    return run_agent(model, registry, root=None, check_envelope=style == "rich")
+    return run_agent(model, registry)
 
 
 def test_guess_enum_recovers_in_two_calls_with_the_rich_error() -> None:
     t = set_status("rich", [guess_enum()])
-    assert figures(t) == (2, 1, False, 2, 610)
+    # 599 characters: the invalid_status message now says "no status was changed" (the
+    # schema check words it before the store is read), 11 characters shorter than before
+    assert figures(t) == (2, 1, False, 2, 599)
     assert [s.arguments["status"] for s in t.steps] == ["doing", "in_progress"]
     assert t.steps[0].error_code == "invalid_status"
     assert t.final == FinalAnswer("task T-1 is now in_progress")
@@ -203,7 +221,7 @@ def test_the_transcript_lines_are_deterministic() -> None:
         == second.lines()
         == [
             '1. task_set_status {"task_id": "T-1", "status": "doing"}'
-            " -> invalid_status (467 chars)",
+            " -> invalid_status (456 chars)",
             '2. task_set_status {"task_id": "T-1", "status": "in_progress"} -> ok (143 chars)',
             "answer: task T-1 is now in_progress",
         ]
@@ -216,7 +234,7 @@ def test_the_transcript_lines_are_deterministic() -> None:
 def test_steps_record_arguments_as_sent_and_result_sizes(root: Path) -> None:
     log: list[LogRecord] = []
     model = ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()])
-    t = run_agent(model, RICH, root=root, log=log, clock=StepClock())
+    t = run_agent(model, rich(root), log=log, clock=StepClock())
     for number, step in enumerate(t.steps, 1):
         assert step.number == number and step.name == "read_lines"
         assert step.result_chars == len(dumps(step.result))
@@ -226,7 +244,7 @@ def test_steps_record_arguments_as_sent_and_result_sizes(root: Path) -> None:
 
 def test_the_model_is_a_pure_function_of_the_transcript(root: Path) -> None:
     model = ScriptedModel(ReadWholeFile("long.txt"), [integers_as_strings()])
-    t = run_agent(model, RICH, root=root)
+    t = run_agent(model, rich(root))
     replay = Transcript()
     for step in t.steps:
         action = model.next_action(replay)
@@ -235,24 +253,27 @@ def test_the_model_is_a_pure_function_of_the_transcript(root: Path) -> None:
     assert model.next_action(replay) == t.final
 
 
-def flaky_tool(failures: int) -> ToolSpec:
-    """A read-only tool that is temporarily unavailable ``failures`` times, then answers."""
+def flaky_tool(root: Path, failures: int) -> ToolSpec:
+    """read_lines on ``root``, temporarily unavailable ``failures`` times, then answering."""
+    tool = read_lines_tool(root)
     calls = {"n": 0}
+    execute = tool.execute
+    assert execute is not None
 
-    def handler(root: Any, args: Any) -> dict[str, Any]:
+    def flaky(context: Any, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
         calls["n"] += 1
         if calls["n"] <= failures:
-            return failure("read_lines", ContractError("temporary_unavailable", "busy; retry"))
-        return READ_LINES_SPEC.handler(root, args)  # type: ignore[misc]
+            raise ContractError("temporary_unavailable", "busy; retry")
+        return execute(context, args, checked)
 
-    return replace(READ_LINES_SPEC, handler=handler)
+    return replace(tool, execute=flaky)
 
 
 def test_with_backoff_is_retried_a_bounded_number_of_times(root: Path) -> None:
-    t = run_agent(ScriptedModel(ReadWholeFile("notes.txt")), Registry([flaky_tool(2)]), root=root)
+    t = run_agent(ScriptedModel(ReadWholeFile("notes.txt")), Registry([flaky_tool(root, 2)]))
     assert (t.calls, t.invalid_calls, t.steps_to_answer) == (3, 2, 3)
     assert len({str(s.arguments) for s in t.steps}) == 1  # the same call each time
-    t = run_agent(ScriptedModel(ReadWholeFile("notes.txt")), Registry([flaky_tool(3)]), root=root)
+    t = run_agent(ScriptedModel(ReadWholeFile("notes.txt")), Registry([flaky_tool(root, 3)]))
     assert t.calls == 3
     assert t.final == FinalAnswer(
         "stopped on temporary_unavailable: next step retry_with_backoff", gave_up=True
@@ -282,7 +303,7 @@ def test_an_unknown_tool_is_not_guessed_around(root: Path) -> None:
                 )
             return ToolCall("readLines", {"path": "notes.txt", "start": 1, "count": 1})
 
-    t = run_agent(Typo(), RICH, root=root)
+    t = run_agent(Typo(), rich(root))
     assert (t.calls, t.steps[0].error_code, t.final) == (
         1,
         "unknown_tool",
@@ -297,22 +318,14 @@ OPEN_HUMAN = "1700000031, 1700000032, 1700000034, 1700000035, 1700000036, 170000
 
 
 @pytest.fixture(scope="module")
-def github_registry():
-    from tutorial_lib.emulator.fixtures import build_store
-    from tutorial_lib.emulator.service import serve
-    from tutorial_lib.github.client import GitHubClient
-    from tutorial_lib.github.pagination import CursorCodec
-    from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
-
+def github_registry() -> Iterator[Registry]:
     with serve(build_store()) as handle, GitHubClient(handle.base_url) as client:
         yield Registry(github_tool_specs(GitHubToolContext(client, CursorCodec(b"a" * 32))))
 
 
 def review(registry: Registry, mistakes: list[Mistake], **goal: Any) -> Transcript:
-    from tutorial_lib.agent.loop import ReviewPullRequest
-
     model = ScriptedModel(ReviewPullRequest("example/shop", 128, **goal), mistakes)
-    return run_agent(model, registry, root=None)
+    return run_agent(model, registry)
 
 
 def test_review_pull_request_stopping_on_page_one_misses_the_open_remarks(

@@ -1,7 +1,8 @@
 """Every registered tool, every error code: the course-wide guarantees of the error contract.
 
-- arbitrary arguments to every registered tool, through the one road (pipeline.call_tool),
-  give a valid result envelope;
+- arbitrary arguments to every tool of the library (the workspace tools, chapter 03's task
+  tool, the GitHub read and write tools against the emulator), through the one road
+  (tutorial_lib.core.road.call_tool), give a valid result envelope;
 - every code in the catalogue is produced by at least one real call below, and every code is
   named in chapter 03 (the lesson that teaches the decision table).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +25,21 @@ from jsonschema import Draft202012Validator
 from tools.notebooks import ROOT
 from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
 from tutorial_lib.core.road import call_tool
-from tutorial_lib.core.tools import Registry
+from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import serve
-from tutorial_lib.examples.tasks import TaskStore, task_set_status, task_set_status_spec
+from tutorial_lib.examples.tasks import (
+    TASK_SET_STATUS_SPEC,
+    TaskStore,
+    task_set_status,
+    task_set_status_spec,
+)
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.pagination import CursorCodec
-from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
-from tutorial_lib.workspace.read import READ_LINES_SPEC, ReadLimits, read_lines
-from tutorial_lib.workspace.search import SEARCH_FILES_SPEC, search_files
+from tutorial_lib.github.reads import READ_SPECS, GitHubToolContext, github_tool_specs
+from tutorial_lib.github.writes import WRITE_SPECS, WriteContext, write_tool_specs
+from tutorial_lib.workspace.read import READ_LINES_SPEC, ReadLimits, read_lines, read_lines_tool
+from tutorial_lib.workspace.search import SEARCH_FILES_SPEC, search_files, search_files_tool
 
 ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
 
@@ -48,10 +56,41 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-def registry() -> Registry:
+#: Every tool the library declares, unbound.
+ALL_SPECS: tuple[ToolSpec, ...] = (
+    READ_LINES_SPEC,
+    SEARCH_FILES_SPEC,
+    TASK_SET_STATUS_SPEC,
+    *READ_SPECS,
+    *WRITE_SPECS,
+)
+
+
+@pytest.fixture(scope="module")
+def github() -> Iterator[GitHubClient]:
+    """A client of a fresh emulator (no faults), for the module's GitHub tools."""
+    with serve(build_store()) as service, GitHubClient(service.base_url) as client:
+        yield client
+
+
+def registry(root: Path, client: GitHubClient) -> Registry:
+    """Every tool of the library, bound: the workspace ``root``, a task store, ``client``."""
     return Registry(
-        [READ_LINES_SPEC, SEARCH_FILES_SPEC, task_set_status_spec(TaskStore({"T-1": "todo"}))]
+        [
+            read_lines_tool(root),
+            search_files_tool(root),
+            task_set_status_spec(TaskStore({"T-1": "todo"})),
+            *github_tool_specs(GitHubToolContext(client, CursorCodec(b"k" * 32))),
+            # no real waiting between write attempts: the schedule is not what is tested here
+            *write_tool_specs(WriteContext(client, sleep=lambda seconds: None)),
+        ]
     )
+
+
+def test_the_registry_holds_every_tool_of_the_library(
+    workspace: Path, github: GitHubClient
+) -> None:
+    assert registry(workspace, github).names == [spec.name for spec in ALL_SPECS]
 
 
 json_values = st.recursive(
@@ -65,18 +104,9 @@ json_values = st.recursive(
     ),
     max_leaves=8,
 )
+# every argument name of every tool, so that generated objects often come close
 field_names = st.sampled_from(
-    [
-        "path",
-        "start",
-        "count",
-        "query",
-        "mode",
-        "max_results",
-        "case_sensitive",
-        "task_id",
-        "status",
-    ]
+    sorted({name for spec in ALL_SPECS for name in spec.input_schema["properties"]})
 )
 arguments = json_values | st.dictionaries(field_names, json_values, max_size=5)
 
@@ -84,33 +114,34 @@ arguments = json_values | st.dictionaries(field_names, json_values, max_size=5)
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-@given(name=st.sampled_from(registry().names), args=arguments)
+@given(name=st.sampled_from([spec.name for spec in ALL_SPECS]), args=arguments)
 def test_arbitrary_arguments_to_every_registered_tool_give_a_valid_envelope(
-    workspace: Path, name: str, args: Any
+    workspace: Path, github: GitHubClient, name: str, args: Any
 ) -> None:
-    result = call_tool(registry(), name, args, root=workspace)
+    result = call_tool(registry(workspace, github), name, args)
     ENVELOPE.validate(result)
     json.dumps(result, allow_nan=False)
     assert result["tool"] == name
 
 
-def list_comments_with_a_forged_cursor() -> dict[str, Any]:
+def list_comments_with_a_forged_cursor(tools: Registry) -> Any:
     """github_pr_list_comments against the emulator, given a cursor that was altered."""
-    with serve(build_store()) as service, GitHubClient(service.base_url) as client:
-        context = GitHubToolContext(client, CursorCodec(b"k" * 32))
-        specs = {spec.name: spec for spec in github_tool_specs(context)}
-        tool = specs["github_pr_list_comments"]
-        args = {"repository": "example/shop", "pr": 128}
-        first = tool.handler(None, args)
-        cursor = first["data"]["next_cursor"]
-        forged = cursor[:-1] + ("A" if cursor[-1] != "A" else "B")
-        return tool.handler(None, args | {"cursor": forged})
+    args = {"repository": "example/shop", "pr": 128}
+    first = call_tool(tools, "github_pr_list_comments", args)
+    ENVELOPE.validate(first)
+    cursor = first["data"]["next_cursor"]
+    forged = cursor[:-1] + ("A" if cursor[-1] != "A" else "B")
+    return call_tool(tools, "github_pr_list_comments", args | {"cursor": forged})
 
 
-def produce_every_code(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, Any]]:
+def produce_every_code(
+    root: Path, client: GitHubClient, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, Any]:
     """One real call per catalogue code; returns code -> the envelope that call produced."""
 
-    def read(path: str, start: Any = 1, count: Any = 1, **kw: Any) -> dict[str, Any]:
+    tools = registry(root, client)
+
+    def read(path: str, start: Any = 1, count: Any = 1, **kw: Any) -> Any:
         return read_lines(root, {"path": path, "start": start, "count": count}, **kw)
 
     results = {
@@ -137,8 +168,8 @@ def produce_every_code(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
             {"task_id": "T-1", "status": "done"},
             store=TaskStore({"T-1": "todo"}, lose_next_reply=True),
         ),
-        "unknown_tool": call_tool(registry(), "github_pr_merge", {}, root=root),
-        "invalid_cursor": list_comments_with_a_forged_cursor(),
+        "unknown_tool": call_tool(tools, "github_pr_merge", {}),
+        "invalid_cursor": list_comments_with_a_forged_cursor(tools),
     }
     # Root reads files whatever their mode: inject the kernel's answer for one file instead.
     real_open = os.open
@@ -155,9 +186,9 @@ def produce_every_code(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str,
 
 
 def test_every_catalogue_code_is_reachable(
-    workspace: Path, monkeypatch: pytest.MonkeyPatch
+    workspace: Path, github: GitHubClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    results = produce_every_code(workspace, monkeypatch)
+    results = produce_every_code(workspace, github, monkeypatch)
     assert set(results) == set(CATALOGUE), "add a call for each new code above"
     for code, envelope in results.items():
         ENVELOPE.validate(envelope)

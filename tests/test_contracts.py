@@ -1,16 +1,16 @@
-"""The error contract: internal log vs model-facing envelope, the decision table, and
-chapter 03's task-status example in its two error styles."""
+"""The error contract: the catalogue and ContractError's fields, internal log vs
+model-facing envelope, the decision table, and chapter 03's task-status example in its two
+error styles (both on the road)."""
 
 from __future__ import annotations
 
 import errno
-import functools
+import itertools
 import json
 import os
 import re
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -20,18 +20,22 @@ from tutorial_lib.core.contracts import (
     CATALOGUE,
     DECISION_TABLE,
     ENVELOPE_SCHEMA,
+    RETRY_VALUES,
     STEPS,
+    CodeInfo,
     ContractError,
     LogRecord,
-    capture_log_details,
+    NextStep,
     digest_arguments,
     failure,
+    log_details,
     next_step,
 )
 from tutorial_lib.core.road import StepClock, call_tool
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.examples.tasks import (
     BARE_INVALID,
+    TASK_SET_STATUS_SPEC,
     TASK_STATUSES,
     TaskStore,
     task_set_status,
@@ -39,7 +43,7 @@ from tutorial_lib.examples.tasks import (
     with_bare_errors,
 )
 from tutorial_lib.workspace import read as files
-from tutorial_lib.workspace.read import READ_LINES_SPEC, ReadLimits, read_lines
+from tutorial_lib.workspace.read import READ_LINES_SPEC, ReadLimits, read_lines_tool
 
 ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
 
@@ -60,16 +64,29 @@ def test_log_details_stay_out_of_the_error_object() -> None:
     assert "/srv/ws" not in as_text and "errno" not in as_text
 
 
-def test_failure_reports_details_only_inside_a_capture() -> None:
+def test_log_details_are_the_errors_own_plus_the_exception_it_came_from() -> None:
     error = ContractError("permission_denied", "denied", log={"errno": errno.EACCES})
-    failure("read_lines", error)  # no channel open: dropped, no error
-    with capture_log_details() as details:
-        envelope = failure("read_lines", error)
-        with capture_log_details() as inner:  # channels nest
-            failure("read_lines", ContractError("not_found", "gone"))
-    assert details == [{"code": "permission_denied", "errno": errno.EACCES}]
-    assert inner == [{"code": "not_found"}]
+    envelope = failure("read_lines", error)
+    assert log_details(error) == {"errno": errno.EACCES}
     assert "errno" not in json.dumps(envelope)
+    try:
+        try:
+            raise TimeoutError("no reply")
+        except TimeoutError as exc:
+            raise ContractError("outcome_unknown", "lost", operation_state="unknown") from exc
+    except ContractError as caught:
+        assert log_details(caught) == {"exception_class": "TimeoutError"}
+    try:
+        try:
+            raise FileNotFoundError(errno.ENOENT, "gone")
+        except FileNotFoundError:
+            raise ContractError("not_found", "gone", log={"exception_class": "Named"}) from None
+    except ContractError as caught:
+        assert log_details(caught) == {"exception_class": "Named"}  # its own log wins
+    # a copy: what the road does with the details never changes the error
+    details = log_details(error)
+    details["extra"] = 1
+    assert error.log == {"errno": errno.EACCES}
 
 
 def test_next_tool_is_part_of_the_envelope_schema() -> None:
@@ -104,6 +121,7 @@ def test_log_record_to_dict_omits_what_is_unknown() -> None:
         "outcome": "ok",
         "operation_state": "applied",
         "elapsed_ms": 1.0,
+        "station": "execution",  # the default: a call that ran
     }
 
 
@@ -163,12 +181,10 @@ READ_CASES = [
 ERRNO_NAME_IN_MESSAGE = {"temporary_unavailable"}
 
 
-def _call_read(root: Path, args: Any, handler_kw: dict[str, Any]) -> tuple[dict, LogRecord]:
-    spec = READ_LINES_SPEC
-    if handler_kw:
-        spec = replace(READ_LINES_SPEC, handler=functools.partial(read_lines, **handler_kw))
+def _call_read(root: Path, args: Any, handler_kw: dict[str, Any]) -> tuple[Any, LogRecord]:
+    spec = read_lines_tool(root, **handler_kw)
     log: list[LogRecord] = []
-    result = call_tool(Registry([spec]), "read_lines", args, root=root, log=log, clock=StepClock())
+    result = call_tool(Registry([spec]), "read_lines", args, log=log, clock=StepClock())
     assert len(log) == 1
     return result, log[0]
 
@@ -204,7 +220,7 @@ def test_every_read_lines_code_keeps_internals_in_the_log(
 def test_every_read_lines_code_is_covered() -> None:
     reachable = {c[0] for c in READ_CASES}
     other_tools = {"invalid_status", "outcome_unknown"}  # task_set_status (tests below)
-    other_tools |= {"unknown_tool"}  # the pipeline (test_pipeline.py)
+    other_tools |= {"unknown_tool"}  # the road (test_road.py)
     other_tools |= {"invalid_value"}  # search_files (test_search.py)
     other_tools |= {"invalid_cursor"}  # the paginated GitHub tools (test_pagination.py)
     assert reachable == set(CATALOGUE) - other_tools
@@ -298,7 +314,8 @@ EXPECTED_STEPS = {
 def test_decision_table_covers_every_code_and_every_step() -> None:
     assert [row.code for row in DECISION_TABLE] == list(CATALOGUE)
     assert {row.code: row.step for row in DECISION_TABLE} == EXPECTED_STEPS
-    assert {row.step for row in DECISION_TABLE} == set(STEPS)
+    # every step but the retry policy's own stop_unknown (see the test below)
+    assert {row.step for row in DECISION_TABLE} == set(STEPS) - {"stop_unknown"}
     for row in DECISION_TABLE:
         assert row.retry == CATALOGUE[row.code].retry
         error = {"code": row.code, "retry": row.retry, "operation_state": row.operation_state}
@@ -330,6 +347,71 @@ def test_next_step_reads_whole_envelopes_and_refuses_non_contract_errors() -> No
             next_step(not_an_error)
 
 
+# --------------------------------------------------------------------------- the catalogue
+
+
+def test_the_catalogue_cannot_be_changed_at_run_time() -> None:
+    with pytest.raises(TypeError):
+        CATALOGUE["made_up"] = CodeInfo("never", "x")  # type: ignore[index]
+    with pytest.raises(TypeError):
+        del CATALOGUE["not_found"]  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):  # frozen: a code's advice cannot be rewritten either
+        CATALOGUE["not_found"].retry = "never"  # type: ignore[misc]
+    with pytest.raises(ValueError, match="add it to CATALOGUE first"):
+        ContractError("made_up", "x")
+
+
+def test_the_schema_and_the_decision_table_list_exactly_the_catalogues_codes() -> None:
+    error_schema = ENVELOPE_SCHEMA["properties"]["error"]["properties"]
+    assert sorted(error_schema["code"]["enum"]) == sorted(CATALOGUE)
+    assert len(error_schema["code"]["enum"]) == len(CATALOGUE)  # no duplicates
+    assert [row.code for row in DECISION_TABLE] == list(CATALOGUE)
+    assert set(error_schema["retry"]["enum"]) == set(RETRY_VALUES)
+    assert {info.retry for info in CATALOGUE.values()} <= set(RETRY_VALUES)
+
+
+@pytest.mark.parametrize(
+    "misspelt", [{"sugestion": "x"}, {"feild": "path"}, {"recieved": 1}, {"allowed": []}]
+)
+def test_a_misspelt_field_is_a_type_error_not_a_lost_hint(misspelt: dict[str, Any]) -> None:
+    with pytest.raises(TypeError):
+        ContractError("not_found", "gone", **misspelt)
+
+
+def test_received_none_is_kept_and_an_absent_received_is_omitted() -> None:
+    sent_null = ContractError("invalid_type", "'path' must be a JSON string", received=None)
+    assert "received" in sent_null.fields and sent_null.to_dict()["received"] is None
+    ENVELOPE.validate(failure("read_lines", sent_null))
+    nothing = ContractError("missing_field", "the argument 'path' is required", field="path")
+    assert "received" not in nothing.fields and "received" not in nothing.to_dict()
+    # the other optional fields: None means "does not apply", and is omitted
+    error = ContractError("not_found", "gone", field=None, suggestion=None, next_tool=None)
+    assert set(error.to_dict()) == {"code", "message", "operation_state", "retry"}
+
+
+def test_next_step_vocabulary_covers_every_step_it_can_return() -> None:
+    assert set(get_args(NextStep)) == set(STEPS)
+    assert all(text.strip() for text in STEPS.values())
+    returned = set()
+    for code, retry, state in itertools.product(
+        [*CATALOGUE, "not_in_the_catalogue"],
+        [None, *RETRY_VALUES],
+        ["not_applied", "unknown", None],
+    ):
+        error: dict[str, Any] = {"code": code}
+        if retry is not None:
+            error["retry"] = retry
+        if state is not None:
+            error["operation_state"] = state
+        try:
+            returned.add(next_step(error))
+        except ValueError:
+            assert code == "not_in_the_catalogue" and retry is None
+    assert returned <= set(STEPS)
+    # only the retry policy, which knows whether the state can still be checked, says this
+    assert set(STEPS) - returned == {"stop_unknown"}
+
+
 # --------------------------------------------------------------------------- tasks_example
 
 
@@ -359,7 +441,8 @@ def test_rich_style_fills_every_field_from_the_real_call() -> None:
         "operation_state": "not_applied",
         "retry": "after_input_correction",
     }
-    assert "'todo'" in error["message"]  # the real current status, unchanged
+    # The schema check words it before the store is read: it says what is certain.
+    assert "'doing'" in error["message"] and "no status was changed" in error["message"]
     assert tasks.tasks["T-1"] == "todo" and tasks.writes == 0
     assert next_step(error) == "fix_input"
 
@@ -381,12 +464,19 @@ def test_other_wrong_values_get_the_allowed_list_not_a_guess(word: str) -> None:
     ("args", "code", "field"),
     [
         (["T-1", "done"], "invalid_type", None),
+        ("T-1 done", "invalid_type", None),
         ({"status": "done"}, "missing_field", "task_id"),
         ({"task_id": "T-1"}, "missing_field", "status"),
+        ({}, "missing_field", "task_id"),
         ({"task_id": "T-1", "status": "done", "note": "x"}, "unknown_field", "note"),
         ({"task_id": 1, "status": "done"}, "invalid_type", "task_id"),
+        ({"task_id": 1, "status": 3}, "invalid_type", "task_id"),
         ({"task_id": "T-1", "status": 3}, "invalid_type", "status"),
+        ({"task_id": "T-1", "status": None}, "invalid_type", "status"),
+        ({"task_id": "T-1", "status": ["done"]}, "invalid_type", "status"),
+        ({"task_id": "", "status": "done"}, "invalid_value", "task_id"),
         ({"task_id": "T-9", "status": "done"}, "not_found", "task_id"),
+        ({"task_id": "T-9", "status": "doing"}, "invalid_status", "status"),
     ],
 )
 def test_other_failures_are_rich_too_and_change_nothing(
@@ -399,6 +489,17 @@ def test_other_failures_are_rich_too_and_change_nothing(
     assert result["error"]["operation_state"] == "not_applied"
     assert tasks.tasks == store().tasks and tasks.writes == 0
     assert task_set_status(args, store=tasks, style="bare") == BARE_INVALID
+
+
+def test_the_schema_check_words_types_and_the_object_itself() -> None:
+    error = task_set_status({"task_id": "T-1", "status": 3}, store=store())["error"]
+    assert (error["received"], error["expected"]) == (3, "string")
+    error = task_set_status(["T-1", "done"], store=store())["error"]
+    assert error["message"] == "arguments must be a JSON object with task_id and status"
+    assert (error["received"], error["expected"]) == (["T-1", "done"], "object")
+    error = task_set_status({"task_id": "T-1", "status": "done", "note": "x"}, store=store())
+    assert error["error"]["allowed_values"] == ["task_id", "status"]
+    assert error["error"]["received"] == "x"
 
 
 def test_success_and_idempotent_repeat() -> None:
@@ -418,28 +519,41 @@ def test_success_and_idempotent_repeat() -> None:
 def test_a_lost_reply_is_reported_as_unknown_not_as_failed() -> None:
     tasks = store()
     tasks.lose_next_reply = True
-    with capture_log_details() as details:
-        result = task_set_status({"task_id": "T-2", "status": "done"}, store=tasks)
+    log: list[LogRecord] = []
+    registry = Registry([task_set_status_spec(tasks)])
+    result = call_tool(registry, "task_set_status", {"task_id": "T-2", "status": "done"}, log=log)
     ENVELOPE.validate(result)
     error = result["error"]
     assert error["code"] == "outcome_unknown" and error["operation_state"] == "unknown"
     assert error["retry"] == "after_status_check" and next_step(error) == "verify_state"
     assert tasks.tasks["T-2"] == "done" and tasks.writes == 1  # it did happen
-    assert details == [{"code": "outcome_unknown", "exception_class": "TimeoutError"}]
+    assert (log[0].outcome, log[0].operation_state, log[0].station) == (
+        "outcome_unknown",
+        "unknown",
+        "execution",
+    )
+    assert log[0].exception_class == "TimeoutError" and dict(log[0].details) == {}
     assert "TimeoutError" not in json.dumps(result)
+    assert task_set_status({"task_id": "T-1", "status": "done"}, store=tasks)["ok"]  # reply back
     tasks.lose_next_reply = True
-    bare = task_set_status({"task_id": "T-1", "status": "done"}, store=tasks, style="bare")
+    bare = task_set_status({"task_id": "T-1", "status": "todo"}, store=tasks, style="bare")
     assert bare == {"error": "INTERNAL_ERROR"}
+    assert tasks.tasks["T-1"] == "todo"  # the bare style hides that the write happened
 
 
 def test_specs_and_the_bare_twin() -> None:
     tasks = store()
     rich = task_set_status_spec(tasks)
     assert rich.name == "task_set_status" and not rich.annotations.read_only
+    assert rich.context is tasks and rich.error_style == "rich"
+    assert rich == TASK_SET_STATUS_SPEC  # the same declaration, bound
+    assert task_set_status_spec(tasks, style="bare").error_style == "bare"
     twin = with_bare_errors(READ_LINES_SPEC)
-    assert twin.name == READ_LINES_SPEC.name and twin.handler is not READ_LINES_SPEC.handler
-    assert twin.handler is not None
-    assert twin.handler("/nonexistent-root", {"path": "a", "start": 0, "count": 1}) == BARE_INVALID
-    assert twin.handler("/nonexistent-root", {"path": "a", "start": 1, "count": 1}) == {
+    assert twin.name == READ_LINES_SPEC.name and twin.error_style == "bare"
+    assert READ_LINES_SPEC.error_style == "rich"  # the original is untouched
+    assert twin.execute is READ_LINES_SPEC.execute and twin.check is READ_LINES_SPEC.check
+    bare = Registry([with_bare_errors(read_lines_tool("/nonexistent-root"))])
+    assert call_tool(bare, "read_lines", {"path": "a", "start": 0, "count": 1}) == BARE_INVALID
+    assert call_tool(bare, "read_lines", {"path": "a", "start": 1, "count": 1}) == {
         "error": "INTERNAL_ERROR"
     }
