@@ -514,11 +514,16 @@ def _compile(query: str, mode: str, case_sensitive: bool) -> _Matcher:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # FutureWarning: "possible nested set"
+            # Python 3.10 only warns about a global flag after the start ('a(?i)b');
+            # 3.11 refuses it. Refuse it on every version: one verdict for one pattern.
+            warnings.simplefilter("error", DeprecationWarning)
             compiled = re.compile(query, flags)
-    except (re.error, RecursionError, OverflowError, ValueError) as exc:
+    except (re.error, RecursionError, OverflowError, ValueError, DeprecationWarning) as exc:
         position = getattr(exc, "pos", None)  # re.error knows where; the others do not
         where = f" at position {position}" if position is not None else ""
-        detail = getattr(exc, "msg", None) or type(exc).__name__
+        detail = getattr(exc, "msg", None) or (
+            str(exc) if isinstance(exc, DeprecationWarning) else type(exc).__name__
+        )
         raise ContractError(
             "invalid_value",
             f"'query' is not a valid Python regular expression: {detail}{where}",
