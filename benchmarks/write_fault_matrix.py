@@ -2,19 +2,22 @@
 
 Every sequence of up to three faults (refuse, unavailable, rate_limited, commit_then_timeout,
 commit_then_reset: 156 sequences with the empty one) across N seeds (seed ``s`` runs
-sequence ``s % 156``), against the real emulator over HTTP, for five ways of writing:
+sequence ``s % 156``), against the emulator over real HTTP (or, with ``--in-process``,
+through its in-process transport: same handling and faults, no sockets, timeouts raised at
+once), for five ways of writing:
 
 - ``naive``: resend on any error, up to 4 POSTs, no key, no read-back (the baseline);
-- ``github``, ``keys``, ``both``, ``blind``: ``github_pr_create_comment`` with read-back
-  only, server keys only, both, neither.
+- ``github``, ``keys``, ``both``, ``blind``: the ``github_pr_create_comment`` tool, called
+  on the road (``call_tool``), with read-back only, server keys only, both, neither.
 
 Per way: the results (posted / already_posted / not_posted / unknown), runs that left a
 duplicate, false claims (posted with nothing stored, not_posted with something stored),
 requests per run (mean, max), the most requests spent settling one unknown outcome (fault-free
 requests between it and the next failure or the end), and the longest total backoff.
 
-    python benchmarks/write_fault_matrix.py            # 200 seeds, ~1 minute
+    python benchmarks/write_fault_matrix.py                 # 200 seeds, ~1 minute
     python benchmarks/write_fault_matrix.py --seeds 400
+    python benchmarks/write_fault_matrix.py --in-process    # the same table in seconds
 """
 
 from __future__ import annotations
@@ -28,15 +31,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import Fault, FaultPlan
 from tutorial_lib.emulator.fixtures import build_store
-from tutorial_lib.emulator.service import serve
+from tutorial_lib.emulator.service import serve, serve_in_process
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.writes import (
     WRITE_POLICY,
     WriteContext,
-    github_pr_create_comment,
     write_status,
+    write_tool_specs,
 )
 
 KINDS = ("refuse", "unavailable", "rate_limited", "commit_then_timeout", "commit_then_reset")
@@ -61,15 +66,16 @@ class Outcome:
     waited_s: float
 
 
-def run(way: str, seed: int, sequence: tuple[str, ...]) -> Outcome:
+def run(way: str, seed: int, sequence: tuple[str, ...], in_process: bool = False) -> Outcome:
     store = build_store()
     plan = FaultPlan([Fault(k, retry_after_s=1, delay_s=SERVER_DELAY_S) for k in sequence])  # type: ignore[arg-type]
     key = f"bench-{way}-{seed:04d}"
     body = f"Summary for seed {seed}."
     options = WAYS[way]
     idempotency = "optional" if options and options["server_keys"] else "off"
+    emulator = serve_in_process if in_process else serve
     with (
-        serve(store, faults=plan, idempotency=idempotency) as handle,
+        emulator(store, faults=plan, idempotency=idempotency) as handle,
         GitHubClient(
             handle.base_url, timeout_s=CLIENT_TIMEOUT_S, transport=handle.transport()
         ) as client,
@@ -85,26 +91,28 @@ def run(way: str, seed: int, sequence: tuple[str, ...]) -> Outcome:
                     continue
             steps: list[str] = []
             waited = 0.0
-            failures: list[str] = []
+            unknown: list[bool] = []
         else:
             waits: list[float] = []
             context = WriteContext(client, sleep=waits.append, seed=seed, **options)
-            status = write_status(
-                github_pr_create_comment(
-                    context, {"repository": REPO, "pr": PR, "body": body, "idempotency_key": key}
-                )
-            )
+            args = {"repository": REPO, "pr": PR, "body": body, "idempotency_key": key}
+            registry = Registry(write_tool_specs(context))
+            status = write_status(call_tool(registry, "github_pr_create_comment", args))
             steps = [e.step for e in context.events]
-            failures = [e.detail for e in context.events if e.step == "failure"]
+            unknown = [
+                e.operation_state == "unknown" for e in context.events if e.step == "failure"
+            ]
             waited = sum(waits)
         stored = sum(1 for c in store.issue_comments(REPO, PR) if c.body.startswith(body))
         requests = len(plan.history) + sum(1 for r in handle.requests if r.method == "GET")
-    return Outcome(status, stored, requests, settle_max(steps, failures, plan), waited)
+    return Outcome(status, stored, requests, settle_max(steps, unknown, plan), waited)
 
 
-def settle_max(steps: list[str], failures: list[str], plan: FaultPlan) -> int:
+def settle_max(steps: list[str], unknown: list[bool], plan: FaultPlan) -> int:
+    """The most fault-free requests between an unknown failure and the next failure (or
+    the end); ``unknown`` says, per failure in order, whether its outcome was unknown."""
     faults = iter(hit.fault for hit in plan.history)
-    kinds = iter("(unknown)" in detail for detail in failures)
+    kinds = iter(unknown)
     most, segment = 0, None
     for step in [*steps, "end"]:
         if step in ("failure", "end"):
@@ -123,6 +131,9 @@ def settle_max(steps: list[str], failures: list[str], plan: FaultPlan) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument(
+        "--in-process", action="store_true", help="no sockets: the in-process transport"
+    )
     args = parser.parse_args()
     cases = [(seed, SEQUENCES[seed % len(SEQUENCES)]) for seed in range(args.seeds)]
     print(f"{len(cases)} runs per way, {len(set(s for _, s in cases))} fault sequences\n")
@@ -134,7 +145,9 @@ def main() -> None:
     for way in WAYS:
         started = time.perf_counter()
         with ThreadPoolExecutor(max_workers=16) as pool:
-            outcomes = list(pool.map(lambda case, w=way: run(w, *case), cases))
+            outcomes = list(
+                pool.map(lambda case, w=way: run(w, *case, in_process=args.in_process), cases)
+            )
         counts = Counter(o.status for o in outcomes)
         duplicates = sum(1 for o in outcomes if o.stored > 1)
         false = sum(

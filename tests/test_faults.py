@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from typing import Any
 
 import httpx
@@ -29,7 +29,13 @@ from tutorial_lib.emulator.faults import (
 )
 from tutorial_lib.emulator.fixtures import GitHubStore, build_store
 from tutorial_lib.emulator.idempotency import IdempotencyKeys
-from tutorial_lib.emulator.service import ServedRequest, ServiceHandle, serve
+from tutorial_lib.emulator.service import (
+    InProcessHandle,
+    ServedRequest,
+    ServiceHandle,
+    serve,
+    serve_in_process,
+)
 from tutorial_lib.github.client import GitHubClient, PostedComment
 
 REPO = "example/shop"
@@ -56,7 +62,19 @@ def count(store: GitHubStore) -> int:
     return len(store.issue_comments(REPO, PR))
 
 
-def transport_for(handle: ServiceHandle) -> httpx.BaseTransport:
+Handle = ServiceHandle | InProcessHandle
+#: ``serve`` or ``serve_in_process``: the emulator over real HTTP, or without sockets.
+Emulate = Callable[..., AbstractContextManager[Handle]]
+
+
+@pytest.fixture(params=["http", "in_process"])
+def emulate(request: pytest.FixtureRequest) -> Emulate:
+    """The tests that take this fixture run twice: over real HTTP (:func:`serve`), and in
+    process (:func:`serve_in_process`), where every fault must look the same to httpx."""
+    return serve if request.param == "http" else serve_in_process  # type: ignore[return-value]
+
+
+def transport_for(handle: Handle) -> httpx.BaseTransport:
     """``handle.transport()`` when there is a plan, else a plain transport.
 
     ``verify=False`` only skips loading the CA bundle (~50 ms per transport, which adds up
@@ -65,7 +83,7 @@ def transport_for(handle: ServiceHandle) -> httpx.BaseTransport:
     return handle.transport() or httpx.HTTPTransport(verify=False)
 
 
-def http(handle: ServiceHandle, timeout_s: float = 2.0) -> httpx.Client:
+def http(handle: Handle, timeout_s: float = 2.0) -> httpx.Client:
     """A raw httpx client on the emulator that honours the plan's ``refuse`` steps."""
     transport = transport_for(handle)
     return httpx.Client(base_url=handle.base_url, transport=transport, timeout=timeout_s)
@@ -360,6 +378,17 @@ def test_refused_port_is_bound_but_not_listening() -> None:
         transport.close()
 
 
+def test_pending_says_whether_a_kind_is_still_to_come() -> None:
+    plan = FaultPlan.parse("slow_commit, ok, refuse")
+    assert plan.pending("slow_commit") and plan.pending("refuse")
+    assert not plan.pending("unavailable")
+    plan.take("POST", COMMENTS)
+    assert not plan.pending("slow_commit") and plan.pending("refuse")
+    assert plan.take_refusal("POST", COMMENTS) is False  # the next step is "ok"
+    plan.take("POST", COMMENTS)
+    assert plan.take_refusal("POST", COMMENTS) and not plan.pending("refuse")
+
+
 # =========================================================================== emulator + httpx
 
 
@@ -368,9 +397,9 @@ def test_no_plan_means_no_transport(store: GitHubStore) -> None:
         assert handle.faults is None and handle.transport() is None
 
 
-def test_refuse_is_a_real_connect_error(store: GitHubStore) -> None:
+def test_refuse_is_a_real_connect_error(store: GitHubStore, emulate: Emulate) -> None:
     plan = FaultPlan.parse("refuse")
-    with serve(store, faults=plan) as handle, http(handle) as client:
+    with emulate(store, faults=plan) as handle, http(handle) as client:
         with pytest.raises(httpx.ConnectError):
             post(client)
         assert count(store) == 10
@@ -380,8 +409,10 @@ def test_refuse_is_a_real_connect_error(store: GitHubStore) -> None:
         assert count(store) == 11
 
 
-def test_unavailable_is_503_with_retry_after_and_nothing_stored(store: GitHubStore) -> None:
-    with serve(store, faults=FaultPlan.parse("unavailable:2")) as handle, http(handle) as client:
+def test_unavailable_is_503_with_retry_after_and_nothing_stored(
+    store: GitHubStore, emulate: Emulate
+) -> None:
+    with emulate(store, faults=FaultPlan.parse("unavailable:2")) as handle, http(handle) as client:
         response = post(client)
         assert response.status_code == 503
         assert response.headers["Retry-After"] == "2"
@@ -393,8 +424,8 @@ def test_unavailable_is_503_with_retry_after_and_nothing_stored(store: GitHubSto
         ]
 
 
-def test_rate_limited_is_429_with_retry_after(store: GitHubStore) -> None:
-    with serve(store, faults=FaultPlan.parse("rate_limited:3")) as handle, http(handle) as client:
+def test_rate_limited_is_429_with_retry_after(store: GitHubStore, emulate: Emulate) -> None:
+    with emulate(store, faults=FaultPlan.parse("rate_limited:3")) as handle, http(handle) as client:
         response = post(client)
         assert response.status_code == 429
         assert response.headers["Retry-After"] == "3"
@@ -402,9 +433,9 @@ def test_rate_limited_is_429_with_retry_after(store: GitHubStore) -> None:
         assert count(store) == 10
 
 
-def test_commit_then_timeout_stores_then_times_out(store: GitHubStore) -> None:
+def test_commit_then_timeout_stores_then_times_out(store: GitHubStore, emulate: Emulate) -> None:
     plan = FaultPlan.parse("commit_then_timeout:0.5")
-    with serve(store, faults=plan) as handle, http(handle, timeout_s=0.2) as client:
+    with emulate(store, faults=plan) as handle, http(handle, timeout_s=0.2) as client:
         with pytest.raises(httpx.ReadTimeout):
             post(client, "stored anyway")
         assert wait_until(lambda: "stored anyway" in bodies(store))
@@ -413,9 +444,11 @@ def test_commit_then_timeout_stores_then_times_out(store: GitHubStore) -> None:
         assert (served.status, served.fault) == (201, "commit_then_timeout")
 
 
-def test_commit_then_reset_is_a_transport_error_not_a_timeout(store: GitHubStore) -> None:
+def test_commit_then_reset_is_a_transport_error_not_a_timeout(
+    store: GitHubStore, emulate: Emulate
+) -> None:
     with (
-        serve(store, faults=FaultPlan.parse("commit_then_reset")) as handle,
+        emulate(store, faults=FaultPlan.parse("commit_then_reset")) as handle,
         http(handle) as client,
     ):
         with pytest.raises(httpx.TransportError) as info:
@@ -426,9 +459,9 @@ def test_commit_then_reset_is_a_transport_error_not_a_timeout(store: GitHubStore
         assert post(client).status_code == 201  # a fresh connection works
 
 
-def test_slow_commit_stores_only_after_the_delay(store: GitHubStore) -> None:
+def test_slow_commit_stores_only_after_the_delay(store: GitHubStore, emulate: Emulate) -> None:
     plan = FaultPlan.parse("slow_commit:0.5")
-    with serve(store, faults=plan) as handle, http(handle, timeout_s=0.1) as client:
+    with emulate(store, faults=plan) as handle, http(handle, timeout_s=0.1) as client:
         started = time.monotonic()
         with pytest.raises(httpx.ReadTimeout):
             post(client, "late")
@@ -436,6 +469,36 @@ def test_slow_commit_stores_only_after_the_delay(store: GitHubStore) -> None:
         assert wait_until(lambda: "late" in bodies(store))
         assert time.monotonic() - started >= 0.5
         assert count(store) == 11
+
+
+def test_in_process_a_held_answer_times_out_at_once(store: GitHubStore) -> None:
+    # The server has stored and will do nothing more: waiting out the client's timeout
+    # would change nothing but the wall time, so the in-process transport does not.
+    plan = FaultPlan.parse("commit_then_timeout:30")
+    with serve_in_process(store, faults=plan) as handle, http(handle, timeout_s=10) as client:
+        started = time.monotonic()
+        with pytest.raises(httpx.ReadTimeout):
+            post(client, "stored anyway")
+        assert time.monotonic() - started < 5
+        assert bodies(store)[-1] == "stored anyway"
+
+
+def test_in_process_a_short_hold_is_answered_late(store: GitHubStore) -> None:
+    plan = FaultPlan.parse("commit_then_timeout:0.2")
+    with serve_in_process(store, faults=plan) as handle, http(handle, timeout_s=5) as client:
+        started = time.monotonic()
+        assert post(client, "late answer").status_code == 201
+        assert time.monotonic() - started >= 0.2
+
+
+def test_in_process_needs_its_transport(store: GitHubStore) -> None:
+    with serve_in_process(store) as handle:
+        assert handle.base_url.endswith(".invalid")  # never reachable over a network
+        assert handle.transport() is not handle.transport()  # one per client, cheap
+        with http(handle) as client:
+            response = client.get(f"/repos/{REPO}/issues/{PR}/comments?per_page=4")
+        assert response.status_code == 200 and len(response.json()) == 4
+        assert response.links["next"]["url"].startswith(handle.base_url)
 
 
 def test_refuse_without_the_transport_is_a_500_that_says_so(store: GitHubStore) -> None:
@@ -447,9 +510,9 @@ def test_refuse_without_the_transport_is_a_500_that_says_so(store: GitHubStore) 
         assert count(store) == 10
 
 
-def test_a_post_plan_leaves_gets_untouched(store: GitHubStore) -> None:
+def test_a_post_plan_leaves_gets_untouched(store: GitHubStore, emulate: Emulate) -> None:
     plan = FaultPlan.parse("refuse, unavailable")
-    with serve(store, faults=plan) as handle, http(handle) as client:
+    with emulate(store, faults=plan) as handle, http(handle) as client:
         for _ in range(3):
             response = client.get(COMMENTS)
             assert response.status_code == 200 and len(response.json()) == 10
@@ -460,9 +523,9 @@ def test_a_post_plan_leaves_gets_untouched(store: GitHubStore) -> None:
         assert post(client).status_code == 503
 
 
-def test_a_get_plan_refuses_reads(store: GitHubStore) -> None:
+def test_a_get_plan_refuses_reads(store: GitHubStore, emulate: Emulate) -> None:
     plan = FaultPlan(["refuse", "unavailable"], method="GET")
-    with serve(store, faults=plan) as handle, http(handle) as client:
+    with emulate(store, faults=plan) as handle, http(handle) as client:
         with pytest.raises(httpx.ConnectError):
             client.get(COMMENTS)
         assert client.get(COMMENTS).status_code == 503
@@ -470,9 +533,9 @@ def test_a_get_plan_refuses_reads(store: GitHubStore) -> None:
         assert post(client).status_code == 201
 
 
-def test_requests_lists_every_answered_request(store: GitHubStore) -> None:
+def test_requests_lists_every_answered_request(store: GitHubStore, emulate: Emulate) -> None:
     plan = FaultPlan.parse("refuse, unavailable, ok")
-    with serve(store, faults=plan) as handle, http(handle) as client:
+    with emulate(store, faults=plan) as handle, http(handle) as client:
         with pytest.raises(httpx.ConnectError):
             post(client)
         post(client)
@@ -488,14 +551,14 @@ def test_requests_lists_every_answered_request(store: GitHubStore) -> None:
 # --------------------------------------------------------------------------- idempotency
 
 
-def test_unknown_idempotency_mode_is_refused(store: GitHubStore) -> None:
+def test_unknown_idempotency_mode_is_refused(store: GitHubStore, emulate: Emulate) -> None:
     mode: Any = "on"
-    with pytest.raises(ValueError, match="idempotency must be"), serve(store, idempotency=mode):
+    with pytest.raises(ValueError, match="idempotency must be"), emulate(store, idempotency=mode):
         pass
 
 
-def test_off_ignores_the_key_like_github(store: GitHubStore) -> None:
-    with serve(store) as handle, http(handle) as client:
+def test_off_ignores_the_key_like_github(store: GitHubStore, emulate: Emulate) -> None:
+    with emulate(store) as handle, http(handle) as client:
         first = post(client, "twice", key="k-1")
         second = post(client, "twice", key="k-1")
         assert (first.status_code, second.status_code) == (201, 201)
@@ -505,8 +568,8 @@ def test_off_ignores_the_key_like_github(store: GitHubStore) -> None:
         assert [r.idempotency_key for r in handle.requests] == [None, None]
 
 
-def test_optional_replays_the_same_answer_once_stored(store: GitHubStore) -> None:
-    with serve(store, idempotency="optional") as handle, http(handle) as client:
+def test_optional_replays_the_same_answer_once_stored(store: GitHubStore, emulate: Emulate) -> None:
+    with emulate(store, idempotency="optional") as handle, http(handle) as client:
         first = post(client, "once", key="k-1")
         second = post(client, "once", key="k-1")
         assert first.status_code == second.status_code == 201
@@ -521,17 +584,19 @@ def test_optional_replays_the_same_answer_once_stored(store: GitHubStore) -> Non
         ]
 
 
-def test_optional_without_a_key_behaves_like_github(store: GitHubStore) -> None:
-    with serve(store, idempotency="optional") as handle, http(handle) as client:
+def test_optional_without_a_key_behaves_like_github(store: GitHubStore, emulate: Emulate) -> None:
+    with emulate(store, idempotency="optional") as handle, http(handle) as client:
         assert post(client, "dup").status_code == 201
         assert post(client, "dup").status_code == 201
         assert bodies(store).count("dup") == 2
 
 
-def test_optional_replay_through_the_repositories_path(store: GitHubStore) -> None:
+def test_optional_replay_through_the_repositories_path(
+    store: GitHubStore, emulate: Emulate
+) -> None:
     repo_id = store.repository(REPO).id  # type: ignore[union-attr]
     other_path = f"/repositories/{repo_id}/issues/{PR}/comments"
-    with serve(store, idempotency="optional") as handle, http(handle) as client:
+    with emulate(store, idempotency="optional") as handle, http(handle) as client:
         first = post(client, "same", key="k-1")
         second = post(client, "same", key="k-1", path=other_path)
         assert second.headers.get("Idempotent-Replayed") == "true"
@@ -539,8 +604,8 @@ def test_optional_replay_through_the_repositories_path(store: GitHubStore) -> No
         assert count(store) == 11
 
 
-def test_optional_key_with_another_payload_is_422(store: GitHubStore) -> None:
-    with serve(store, idempotency="optional") as handle, http(handle) as client:
+def test_optional_key_with_another_payload_is_422(store: GitHubStore, emulate: Emulate) -> None:
+    with emulate(store, idempotency="optional") as handle, http(handle) as client:
         assert post(client, "first", key="k-1").status_code == 201
         response = post(client, "second", key="k-1")
         assert response.status_code == 422
@@ -548,8 +613,8 @@ def test_optional_key_with_another_payload_is_422(store: GitHubStore) -> None:
         assert bodies(store)[-1] == "first" and count(store) == 11
 
 
-def test_optional_key_on_another_pr_is_422(store: GitHubStore) -> None:
-    with serve(store, idempotency="optional") as handle, http(handle) as client:
+def test_optional_key_on_another_pr_is_422(store: GitHubStore, emulate: Emulate) -> None:
+    with emulate(store, idempotency="optional") as handle, http(handle) as client:
         before = store.issue_comments("other/shop", PR)
         assert post(client, "x", key="k-1").status_code == 201
         other = post(client, "x", key="k-1", path="/repos/other/shop/issues/128/comments")
@@ -573,11 +638,11 @@ def claim_observer(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
 
 
 def test_optional_duplicate_while_in_flight_is_409(
-    store: GitHubStore, monkeypatch: pytest.MonkeyPatch
+    store: GitHubStore, monkeypatch: pytest.MonkeyPatch, emulate: Emulate
 ) -> None:
     claimed = claim_observer(monkeypatch)
     plan = FaultPlan.parse("slow_commit:0.5")
-    with serve(store, faults=plan, idempotency="optional") as handle, http(handle) as client:
+    with emulate(store, faults=plan, idempotency="optional") as handle, http(handle) as client:
         answers: list[httpx.Response] = []
         first = threading.Thread(target=lambda: answers.append(post(client, "slow", key="k-1")))
         first.start()
@@ -593,8 +658,10 @@ def test_optional_duplicate_while_in_flight_is_409(
         assert bodies(store).count("slow") == 1
 
 
-def test_optional_validation_failure_does_not_burn_the_key(store: GitHubStore) -> None:
-    with serve(store, idempotency="optional") as handle, http(handle) as client:
+def test_optional_validation_failure_does_not_burn_the_key(
+    store: GitHubStore, emulate: Emulate
+) -> None:
+    with emulate(store, idempotency="optional") as handle, http(handle) as client:
         failed = post(client, "   ", key="k-1")
         assert failed.status_code == 422
         assert failed.json()["errors"][0]["field"] == "body"
@@ -605,10 +672,10 @@ def test_optional_validation_failure_does_not_burn_the_key(store: GitHubStore) -
         assert bodies(store)[-1] == "fixed"
 
 
-def test_optional_key_survives_commit_then_timeout(store: GitHubStore) -> None:
+def test_optional_key_survives_commit_then_timeout(store: GitHubStore, emulate: Emulate) -> None:
     plan = FaultPlan.parse("commit_then_timeout:0.5")
     with (
-        serve(store, faults=plan, idempotency="optional") as handle,
+        emulate(store, faults=plan, idempotency="optional") as handle,
         http(handle, timeout_s=0.2) as client,
     ):
         with pytest.raises(httpx.ReadTimeout):
@@ -619,8 +686,8 @@ def test_optional_key_survives_commit_then_timeout(store: GitHubStore) -> None:
         assert bodies(store).count("retried") == 1
 
 
-def test_required_refuses_a_missing_key(store: GitHubStore) -> None:
-    with serve(store, idempotency="required") as handle, http(handle) as client:
+def test_required_refuses_a_missing_key(store: GitHubStore, emulate: Emulate) -> None:
+    with emulate(store, idempotency="required") as handle, http(handle) as client:
         response = post(client, "no key")
         assert response.status_code == 400
         assert "Idempotency-Key" in response.json()["message"]
@@ -629,8 +696,8 @@ def test_required_refuses_a_missing_key(store: GitHubStore) -> None:
         assert post(client, "with key", key="k-1").status_code == 201
 
 
-def test_required_refuses_an_invalid_key(store: GitHubStore) -> None:
-    with serve(store, idempotency="required") as handle, http(handle) as client:
+def test_required_refuses_an_invalid_key(store: GitHubStore, emulate: Emulate) -> None:
+    with emulate(store, idempotency="required") as handle, http(handle) as client:
         for key in ["has space", "", "x" * 256, "tab\there", "caf\u00e9".encode()]:
             response = post(client, "bad key", key=key)
             assert response.status_code == 400, key
@@ -639,9 +706,9 @@ def test_required_refuses_an_invalid_key(store: GitHubStore) -> None:
         assert post(client, "longest key", key="~" * 255).status_code == 201
 
 
-def test_key_is_forgotten_after_the_window(store: GitHubStore) -> None:
+def test_key_is_forgotten_after_the_window(store: GitHubStore, emulate: Emulate) -> None:
     with (
-        serve(store, idempotency="optional", idempotency_window_s=0.3) as handle,
+        emulate(store, idempotency="optional", idempotency_window_s=0.3) as handle,
         http(handle) as client,
     ):
         first = post(client, "again", key="k-1")
@@ -657,16 +724,18 @@ def test_key_is_forgotten_after_the_window(store: GitHubStore) -> None:
 
 
 @pytest.fixture
-def connect(store: GitHubStore) -> Iterator[Callable[..., tuple[ServiceHandle, GitHubClient]]]:
+def connect(
+    store: GitHubStore, emulate: Emulate
+) -> Iterator[Callable[..., tuple[Handle, GitHubClient]]]:
     """``connect(plan, **serve_kwargs)``: a served store and a client with its transport;
-    ``plan`` is a :class:`FaultPlan`, its text, or None."""
+    ``plan`` is a :class:`FaultPlan`, its text, or None. Over HTTP and in process."""
     with ExitStack() as stack:
 
         def start(
             plan: FaultPlan | str | None = None, **kwargs: Any
-        ) -> tuple[ServiceHandle, GitHubClient]:
+        ) -> tuple[Handle, GitHubClient]:
             faults = FaultPlan.parse(plan) if isinstance(plan, str) else plan
-            handle = stack.enter_context(serve(store, faults=faults, **kwargs))
+            handle = stack.enter_context(emulate(store, faults=faults, **kwargs))
             transport = transport_for(handle)
             client = GitHubClient(handle.base_url, timeout_s=0.2, transport=transport)
             stack.enter_context(client)
@@ -779,7 +848,7 @@ def test_client_slow_commit_is_unknown_then_409_while_in_flight(
     connect, store: GitHubStore
 ) -> None:
     handle, client = connect("slow_commit:0.5", idempotency="optional")
-    with GitHubClient(handle.base_url, timeout_s=0.1) as impatient:
+    with GitHubClient(handle.base_url, timeout_s=0.1, transport=transport_for(handle)) as impatient:
         assert failure(impatient, "in flight", key="k-1").code == "outcome_unknown"
     error = failure(client, "in flight", key="k-1")  # the server still holds the key
     assert error.code == "temporary_unavailable"

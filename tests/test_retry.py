@@ -1,4 +1,4 @@
-"""The chapter 05 retry policy: classification, decisions, Retry-After and backoff schedules."""
+"""The chapter 05 retry policy: the next step of an error, decisions, Retry-After, backoff."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.core.contracts import CATALOGUE
+from tutorial_lib.core.contracts import CATALOGUE, STEPS, next_step
 from tutorial_lib.core.retry import (
     Decision,
     RetryPolicy,
     backoff_schedule,
-    classify,
     decide_after_failure,
     parse_retry_after,
 )
@@ -30,45 +29,60 @@ def err(code: str, retry: str | None = None, state: str = "not_applied") -> dict
     return error
 
 
-# --------------------------------------------------------------------------- classify
+# ------------------------------------------------------------- what an error calls for
+# decide_after_failure starts from contracts.next_step: these rows pin the part of that
+# vocabulary the retry policy relies on.
 
 
 @pytest.mark.parametrize(
-    ("error", "kind"),
+    ("error", "step"),
     [
-        (err("temporary_unavailable", "with_backoff"), "temporary"),
-        (err("permission_denied", "after_authorization"), "permission"),
-        (err("invalid_value", "after_input_correction"), "invalid_input"),
-        (err("outcome_unknown", "after_status_check", "unknown"), "unknown_outcome"),
-        (err("outcome_unknown", "after_status_check", "not_applied"), "unknown_outcome"),
-        (err("binary_file", "never"), "final"),
+        (err("temporary_unavailable", "with_backoff"), "retry_with_backoff"),
+        (err("permission_denied", "after_authorization"), "check_authorization"),
+        (err("invalid_value", "after_input_correction"), "fix_input"),
+        (err("outcome_unknown", "after_status_check", "unknown"), "verify_state"),
+        (err("outcome_unknown", "after_status_check", "not_applied"), "verify_state"),
+        (err("binary_file", "never"), "stop"),
         # operation_state "unknown" always wins, whatever the advice
-        (err("temporary_unavailable", "with_backoff", "unknown"), "unknown_outcome"),
-        (err("invalid_value", "after_input_correction", "unknown"), "unknown_outcome"),
-        (err("binary_file", "never", "unknown"), "unknown_outcome"),
+        (err("temporary_unavailable", "with_backoff", "unknown"), "verify_state"),
+        (err("invalid_value", "after_input_correction", "unknown"), "verify_state"),
+        (err("binary_file", "never", "unknown"), "verify_state"),
         # no advice: the catalogue's default
-        (err("temporary_unavailable"), "temporary"),
-        (err("not_found"), "invalid_input"),
+        (err("temporary_unavailable"), "retry_with_backoff"),
+        (err("not_found"), "search_first"),
         # a whole failure envelope
-        ({"ok": False, "error": err("permission_denied", "after_authorization")}, "permission"),
+        (
+            {"ok": False, "error": err("permission_denied", "after_authorization")},
+            "check_authorization",
+        ),
     ],
 )
-def test_classify(error, kind):
-    assert classify(error) == kind
+def test_next_step_of_an_error(error, step):
+    assert next_step(error) == step
 
 
-def test_classify_agrees_with_every_catalogue_default():
+def test_next_step_agrees_with_every_catalogue_default():
     for code, info in CATALOGUE.items():
-        assert classify(err(code)) == classify(err(code, info.retry))
+        assert next_step(err(code)) == next_step(err(code, info.retry))
 
 
 @pytest.mark.parametrize(
     "error",
     [{"code": "no_such_code"}, err("x", "sometimes"), {"ok": True, "data": {}}, {"ok": False}],
 )
-def test_classify_refuses_what_it_cannot_decide(error):
+@pytest.mark.parametrize("is_write", [False, True])
+def test_what_cannot_be_decided_is_refused(error, is_write):
     with pytest.raises(ValueError):
-        classify(error)
+        next_step(error)
+    with pytest.raises(ValueError):
+        decide_after_failure(
+            error,
+            is_write=is_write,
+            attempt=1,
+            policy=RetryPolicy(),
+            same_idempotency_key=False,
+            verified_absent=None,
+        )
 
 
 # --------------------------------------------------------------------------- decisions
@@ -81,23 +95,27 @@ INVALID = err("invalid_value", "after_input_correction")
 PERM = err("permission_denied", "after_authorization")
 FINAL = err("binary_file", "never")
 
+MISSING = err("not_found", "after_input_correction")
+
 # (error, is_write, attempt, same_key, verified_absent, can_verify) -> action
 DECISIONS = [
-    # kinds that never retry, reads and writes alike
+    # steps that never retry, reads and writes alike
     (INVALID, False, 1, False, None, True, "fix_input"),
     (INVALID, True, 1, True, None, True, "fix_input"),
-    (PERM, False, 1, False, None, True, "ask_authorization"),
-    (PERM, True, 1, False, None, True, "ask_authorization"),
+    (MISSING, False, 1, False, None, True, "search_first"),
+    (MISSING, True, 1, False, None, True, "search_first"),
+    (PERM, False, 1, False, None, True, "check_authorization"),
+    (PERM, True, 1, False, None, True, "check_authorization"),
     (FINAL, False, 1, False, None, True, "stop"),
     (FINAL, True, 1, True, True, True, "stop"),
     # reads retry freely within bounds
-    (TEMP, False, 1, False, None, True, "retry"),
-    (TEMP, False, 2, False, None, True, "retry"),
+    (TEMP, False, 1, False, None, True, "retry_with_backoff"),
+    (TEMP, False, 2, False, None, True, "retry_with_backoff"),
     (TEMP, False, 3, False, None, True, "stop"),
-    (UNKNOWN, False, 1, False, None, False, "retry"),
+    (UNKNOWN, False, 1, False, None, False, "retry_with_backoff"),
     (UNKNOWN, False, 3, False, None, True, "stop"),
     # writes provably not processed
-    (TEMP, True, 1, False, None, True, "retry"),
+    (TEMP, True, 1, False, None, True, "retry_with_backoff"),
     (TEMP, True, 3, False, None, True, "stop"),
     # a temporary write that is not provably "not_applied" is an unknown outcome
     (TEMP_NO_STATE, True, 1, False, None, True, "verify_state"),
@@ -113,11 +131,11 @@ DECISIONS = [
     # unknown outcome of a write
     (UNKNOWN, True, 1, False, None, True, "verify_state"),
     (UNKNOWN, True, 1, False, None, False, "stop_unknown"),
-    (UNKNOWN, True, 1, True, None, True, "retry"),
-    (UNKNOWN, True, 1, True, None, False, "retry"),
+    (UNKNOWN, True, 1, True, None, True, "retry_with_backoff"),
+    (UNKNOWN, True, 1, True, None, False, "retry_with_backoff"),
     (UNKNOWN, True, 3, True, None, True, "stop_unknown"),
-    (UNKNOWN, True, 1, True, True, True, "retry"),
-    (UNKNOWN, True, 1, False, True, True, "retry"),
+    (UNKNOWN, True, 1, True, True, True, "retry_with_backoff"),
+    (UNKNOWN, True, 1, False, True, True, "retry_with_backoff"),
     (UNKNOWN, True, 3, True, True, True, "stop"),
     (UNKNOWN, True, 1, True, False, True, "stop"),
     (UNKNOWN, True, 1, False, False, False, "stop"),
@@ -145,19 +163,13 @@ def test_decide_after_failure(
     assert decision.reason
 
 
-def test_every_action_is_reachable():
-    assert {row[-1] for row in DECISIONS} == {
-        "fix_input",
-        "ask_authorization",
-        "retry",
-        "verify_state",
-        "stop_unknown",
-        "stop",
-    }
+def test_every_next_step_is_reachable():
+    # one vocabulary: every NextStep of contracts is a possible decision, and nothing else
+    assert {row[-1] for row in DECISIONS} == set(STEPS)
 
 
 @given(
-    error=st.sampled_from([TEMP, TEMP_NO_STATE, UNKNOWN, INVALID, PERM, FINAL]),
+    error=st.sampled_from([TEMP, TEMP_NO_STATE, UNKNOWN, INVALID, MISSING, PERM, FINAL]),
     attempt=st.integers(1, 10),
     same_key=st.booleans(),
     can_verify=st.booleans(),
@@ -174,7 +186,7 @@ def test_a_write_is_never_resent_blindly(error, attempt, same_key, can_verify):
         verified_absent=None,
         can_verify=can_verify,
     )
-    if decision.action == "retry" and not same_key:
+    if decision.action == "retry_with_backoff" and not same_key:
         assert error is TEMP and attempt < 5
 
 
@@ -193,7 +205,7 @@ def test_decide_refuses_a_bad_attempt(attempt):
 
 def test_decision_is_frozen():
     with pytest.raises(dataclasses.FrozenInstanceError):
-        Decision("stop", "x").action = "retry"  # type: ignore[misc]
+        Decision("stop", "x").action = "retry_with_backoff"  # type: ignore[misc]
 
 
 # --------------------------------------------------------------------------- Retry-After

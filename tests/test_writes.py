@@ -2,8 +2,9 @@
 
 The fault matrix is in ``test_write_fault_matrix.py``; here: argument errors, the four
 result words, repeated calls with the same key, key misuse, running out of attempts or of
-backoff time, permissions, the status tool, the pipeline, and the documented limit of
-read-back reconciliation (a commit that lands after the client gave up).
+backoff time, permissions, the status tool, the road, and the documented limit of
+read-back reconciliation (a commit that lands after the client gave up). Every call travels
+the road (:func:`tutorial_lib.core.road.call_tool`) over a registry of the two write tools.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.core.contracts import ENVELOPE_SCHEMA
+from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, Envelope, LogRecord
 from tutorial_lib.core.retry import RetryPolicy
 from tutorial_lib.core.road import call_tool
 from tutorial_lib.core.tools import Registry
@@ -28,11 +29,12 @@ from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import ServiceHandle, serve
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.writes import (
+    COMMENT_STATUS_SPEC,
     CREATE_COMMENT_SCHEMA,
+    CREATE_COMMENT_SPEC,
+    WRITE_SPECS,
     WriteContext,
     find_marked,
-    github_pr_create_comment,
-    github_pr_get_comment_status,
     marker,
     with_marker,
     write_status,
@@ -48,6 +50,19 @@ ARGS = {
     "body": "Summary: two confirmed issues.",
     "idempotency_key": KEY,
 }
+
+
+CREATE, STATUS = "github_pr_create_comment", "github_pr_get_comment_status"
+
+
+def create(context: WriteContext, args: Any, log: list[LogRecord] | None = None) -> Envelope:
+    """One call of the write tool, on the road, over a registry bound to ``context``."""
+    return call_tool(Registry(write_tool_specs(context)), CREATE, args, log=log)
+
+
+def status(context: WriteContext, args: Any) -> Envelope:
+    """One call of the status tool, on the road."""
+    return call_tool(Registry(write_tool_specs(context)), STATUS, args)
 
 
 @contextmanager
@@ -95,7 +110,7 @@ def test_marker_is_an_invisible_last_line() -> None:
 
 def test_posts_once_and_says_posted() -> None:
     with service() as (handle, context, waits):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         ENVELOPE.validate(result)
         assert write_status(result) == "posted"
         data = result["data"]
@@ -107,8 +122,8 @@ def test_posts_once_and_says_posted() -> None:
 @pytest.mark.parametrize("keys", [False, True])
 def test_calling_again_with_the_same_key_never_posts_twice(keys: bool) -> None:
     with service(keys=keys) as (handle, context, _):
-        first = github_pr_create_comment(context, ARGS)
-        again = github_pr_create_comment(context, ARGS)
+        first = create(context, ARGS)
+        again = create(context, ARGS)
         assert write_status(first) == "posted"
         assert write_status(again) == "already_posted"
         assert again["data"]["evidence"] == ("replayed" if keys else "found_by_marker")
@@ -118,10 +133,8 @@ def test_calling_again_with_the_same_key_never_posts_twice(keys: bool) -> None:
 
 def test_a_new_key_is_a_new_comment() -> None:
     with service() as (handle, context, _):
-        github_pr_create_comment(context, ARGS)
-        other = github_pr_create_comment(
-            context, ARGS | {"idempotency_key": "review-128-summary-2"}
-        )
+        create(context, ARGS)
+        other = create(context, ARGS | {"idempotency_key": "review-128-summary-2"})
         assert write_status(other) == "posted"
         assert len(stored(handle)) == 1 and len(stored(handle, "review-128-summary-2")) == 1
 
@@ -129,8 +142,8 @@ def test_a_new_key_is_a_new_comment() -> None:
 @pytest.mark.parametrize("keys", [False, True])
 def test_a_key_reused_for_another_body_is_refused(keys: bool) -> None:
     with service(keys=keys) as (handle, context, _):
-        github_pr_create_comment(context, ARGS)
-        result = github_pr_create_comment(context, ARGS | {"body": "A different conclusion."})
+        create(context, ARGS)
+        result = create(context, ARGS | {"body": "A different conclusion."})
         assert write_status(result) == "not_posted"
         error = result["error"]
         assert error["code"] == "invalid_value" and error["field"] == "idempotency_key"
@@ -140,7 +153,7 @@ def test_a_key_reused_for_another_body_is_refused(keys: bool) -> None:
 
 def test_blind_mode_reports_unknown_with_the_exact_status_check() -> None:
     with service("commit_then_timeout:0.5", reconcile=False) as (handle, context, _):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "unknown"
         error = result["error"]
         assert error["code"] == "outcome_unknown"
@@ -150,14 +163,14 @@ def test_blind_mode_reports_unknown_with_the_exact_status_check() -> None:
             "name": "github_pr_get_comment_status",
             "arguments": {"repository": REPO, "pr": PR, "idempotency_key": KEY},
         }
-        status = github_pr_get_comment_status(context, check["arguments"])
-        assert status["data"]["state"] == "posted"
-        assert status["data"]["comment_id"] == stored(handle)[0]["id"]
+        settled = status(context, check["arguments"])
+        assert settled["data"]["state"] == "posted"
+        assert settled["data"]["comment_id"] == stored(handle)[0]["id"]
 
 
 def test_read_back_finds_a_lost_write_instead_of_resending() -> None:
     with service("commit_then_reset") as (handle, context, waits):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "already_posted"
         assert result["data"]["evidence"] == "found_by_marker"
         assert [e.step for e in context.events] == [
@@ -167,12 +180,14 @@ def test_read_back_finds_a_lost_write_instead_of_resending() -> None:
             "read_back",
             "result",
         ]
+        (failed,) = [e for e in context.events if e.step == "failure"]
+        assert (failed.code, failed.operation_state) == ("outcome_unknown", "unknown")
         assert waits == [] and len(stored(handle)) == 1
 
 
 def test_read_back_that_finds_nothing_allows_one_more_post() -> None:
     with service("unavailable:1") as (handle, context, waits):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "posted" and result["data"]["attempts"] == 2
         assert [e.step for e in context.events] == [
             "pre_check",
@@ -189,7 +204,7 @@ def test_read_back_that_finds_nothing_allows_one_more_post() -> None:
 
 def test_refused_four_times_is_not_posted() -> None:
     with service("refuse, refuse, refuse, refuse") as (handle, context, waits):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "not_posted"
         error = result["error"]
         assert error["code"] == "temporary_unavailable"
@@ -200,7 +215,7 @@ def test_refused_four_times_is_not_posted() -> None:
 
 def test_a_retry_after_beyond_the_cap_stops_instead_of_coming_back_early() -> None:
     with service("rate_limited:30") as (handle, context, waits):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "not_posted"
         assert waits == [] and stored(handle) == []
 
@@ -213,14 +228,14 @@ def test_an_unknown_outcome_is_never_downgraded_to_not_posted() -> None:
         context,
         _,
     ):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "unknown"
         assert len(stored(handle)) == 1
 
 
 def test_no_permission_is_not_posted_and_asks_for_authorization() -> None:
     with service(token="right", client_token="wrong", reconcile=False) as (handle, context, waits):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "not_posted"
         assert result["error"]["code"] == "permission_denied"
         assert result["error"]["retry"] == "after_authorization"
@@ -229,9 +244,13 @@ def test_no_permission_is_not_posted_and_asks_for_authorization() -> None:
 
 def test_a_failed_pre_check_does_not_risk_a_duplicate() -> None:
     with service(token="right", client_token="wrong") as (handle, context, _):
-        result = github_pr_create_comment(context, ARGS)
+        log: list[LogRecord] = []
+        result = create(context, ARGS, log)
         assert write_status(result) == "not_posted"
         assert [e.step for e in context.events] == ["pre_check", "result"]
+        assert context.events[0].code == "permission_denied"  # the failed read, as a field
+        assert log[0].station == "business_check"  # refused before execution: no POST
+        assert [r.method for r in handle.requests] == ["GET"]
 
 
 def test_server_keys_survive_a_request_still_in_flight() -> None:
@@ -244,7 +263,7 @@ def test_server_keys_survive_a_request_still_in_flight() -> None:
         _,
     ):
         context.sleep = time.sleep
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) in ("already_posted", "unknown")
         deadline = time.monotonic() + 3
         while not stored(handle) and time.monotonic() < deadline:
@@ -256,7 +275,7 @@ def test_read_back_cannot_see_a_write_that_lands_later() -> None:
     # The documented limit: without server keys, a request that commits after the client
     # gave up is invisible to the read-back; the resend then posts, and so does the slow one.
     with service("slow_commit:0.6") as (handle, context, _):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "posted"
         deadline = time.monotonic() + 3
         while len(stored(handle)) < 2 and time.monotonic() < deadline:
@@ -289,34 +308,50 @@ def test_bad_arguments_are_not_posted_and_name_the_field(
     args: dict[str, Any], code: str, field: str
 ) -> None:
     with service() as (handle, context, _):
-        result = github_pr_create_comment(context, args)
+        result = create(context, args)
         ENVELOPE.validate(result)
         assert write_status(result) == "not_posted"
         assert (result["error"]["code"], result["error"].get("field")) == (code, field)
         assert handle.requests == []  # refused before any request
 
 
-def test_the_tools_travel_the_pipeline_with_honest_annotations() -> None:
+def test_the_tools_travel_the_road_with_honest_annotations() -> None:
     with service() as (handle, context, _):
         specs = write_tool_specs(context)
+        assert [spec.name for spec in specs] == [spec.name for spec in WRITE_SPECS]
+        assert all(spec.context is context for spec in specs)  # bound once, for every call
         registry = Registry(specs)
-        create, status = (
-            registry.get(name)
-            for name in ("github_pr_create_comment", "github_pr_get_comment_status")
-        )
-        assert create.annotations.read_only is False and create.annotations.idempotent is True
-        assert status.annotations.read_only is True
-        assert create.input_schema is CREATE_COMMENT_SCHEMA
-        result = call_tool(registry, "github_pr_create_comment", ARGS, root=None)
+        create_tool, status_tool = (registry.get(name) for name in (CREATE, STATUS))
+        assert create_tool == CREATE_COMMENT_SPEC and status_tool == COMMENT_STATUS_SPEC
+        assert create_tool.annotations.read_only is False
+        assert create_tool.annotations.idempotent is True
+        assert status_tool.annotations.read_only is True
+        assert create_tool.input_schema is CREATE_COMMENT_SCHEMA
+        log: list[LogRecord] = []
+        result = call_tool(registry, CREATE, ARGS, log=log)
         ENVELOPE.validate(result)
         assert write_status(result) == "posted"
         check = call_tool(
-            registry,
-            "github_pr_get_comment_status",
-            {"repository": REPO, "pr": PR, "idempotency_key": KEY},
-            root=None,
+            registry, STATUS, {"repository": REPO, "pr": PR, "idempotency_key": KEY}, log=log
         )
         assert check["data"]["state"] == "posted"
+        assert [(r.tool, r.outcome, r.station) for r in log] == [
+            (CREATE, "ok", "execution"),
+            (STATUS, "ok", "execution"),
+        ]
+
+
+def test_an_unknown_result_is_logged_with_its_real_state() -> None:
+    with service("commit_then_timeout:0.5", reconcile=False) as (handle, context, _):
+        log: list[LogRecord] = []
+        result = create(context, ARGS, log)
+        assert write_status(result) == "unknown"
+        (record,) = log
+        assert (record.outcome, record.operation_state, record.station) == (
+            "outcome_unknown",
+            "unknown",
+            "execution",
+        )
 
 
 text = st.text(max_size=10)
@@ -332,7 +367,7 @@ arguments = values | st.dictionaries(
 @given(args=arguments)
 def test_arbitrary_arguments_give_a_valid_envelope_and_never_post_twice(args: Any) -> None:
     with service() as (handle, context, _):
-        for tool in (github_pr_create_comment, github_pr_get_comment_status):
+        for tool in (create, status):
             result = tool(context, args)
             ENVELOPE.validate(result)
             json.dumps(result, allow_nan=False)
@@ -371,7 +406,7 @@ def test_the_exercise_tables_are_the_librarys_own_answers() -> None:
 
 def test_a_failed_read_back_is_simply_read_again() -> None:
     with service("unavailable:1, rate_limited:1", read_faults=True) as (handle, context, waits):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "posted"
         assert [e.step for e in context.events] == [
             "pre_check",
@@ -392,7 +427,7 @@ def test_a_read_back_that_keeps_failing_stops_within_bounds() -> None:
         context,
         waits,
     ):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "not_posted"  # nothing was sent: the check failed
         assert result["error"]["code"] == "temporary_unavailable"
         assert len(waits) == 2 and stored(handle) == []
@@ -406,7 +441,7 @@ def test_read_back_waits_count_against_the_writes_total_budget() -> None:
         context,
         waits,
     ):
-        result = github_pr_create_comment(context, ARGS)
+        result = create(context, ARGS)
         assert write_status(result) == "not_posted"
         assert waits == [2.0] and sum(waits) <= policy.total_backoff_cap_s
         assert stored(handle) == []

@@ -4,8 +4,9 @@
   ``decide(error, same_key, read_back, can_read_back, attempts_left)``. While there is
   something left to do, the answer is a :data:`tutorial_lib.core.contracts.NextStep`
   (``fix_input``, ``check_authorization``, ``retry_with_backoff``, ``verify_state``); when the
-  write stops, it is what the tool then reports, in :func:`tutorial_lib.github.writes.write_status`'s
-  words (``already_posted``, ``not_posted``, ``unknown``). The expected answers are the
+  write stops, it is what the tool then reports, in the words of
+  :func:`tutorial_lib.github.writes.write_status` (``already_posted``, ``not_posted``,
+  ``unknown``). The expected answers are the
   library's own: :func:`library_decision` asks
   :func:`tutorial_lib.core.retry.decide_after_failure`, and the tests check that it passes
   this table.
@@ -77,7 +78,7 @@ def library_decision(
     if action == "stop_unknown":
         return "unknown"
     if action in ("fix_input", "check_authorization", "retry_with_backoff", "verify_state"):
-        return action  # type: ignore[return-value]
+        return action
     # "stop" (and "search_first", which a write to a named PR does not meet here): the write
     # is over; found by a read-back means it exists.
     found = read_back == "found" and error.get("operation_state") == "unknown"

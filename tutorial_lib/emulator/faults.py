@@ -203,6 +203,12 @@ class FaultPlan:
         with self._lock:
             return len(self._steps) - self._next
 
+    def pending(self, kind: FaultKind) -> bool:
+        """Whether a step of ``kind`` is still to come (steps are only ever consumed, so
+        False stays False)."""
+        with self._lock:
+            return any(step is not None and step.kind == kind for step in self._steps[self._next :])
+
     def matches(self, method: str, path: str) -> bool:
         """Whether a request consumes a step."""
         return method.upper() == self.method and self.path.search(path) is not None

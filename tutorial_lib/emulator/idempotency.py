@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 __all__ = [
     "DEFAULT_WINDOW_S",
-    "KEY_PATTERN",
+    "ACCEPTED_KEY_HEADER_PATTERN",
     "Begin",
     "IdempotencyKeys",
     "StoredResponse",
@@ -42,8 +42,10 @@ __all__ = [
 
 #: Keys are kept this long after their request completed (24 hours, as Stripe).
 DEFAULT_WINDOW_S = 24 * 3600.0
-#: What a key may look like: 1 to 255 visible ASCII characters (Stripe allows up to 255).
-KEY_PATTERN = r"^[\x21-\x7e]{1,255}$"
+#: The ``Idempotency-Key`` header values this server accepts: 1 to 255 visible ASCII
+#: characters (Stripe allows up to 255); any other value is refused with 400. A client may
+#: be stricter about the keys it makes.
+ACCEPTED_KEY_HEADER_PATTERN = r"^[\x21-\x7e]{1,255}$"
 
 
 @dataclass(frozen=True)

@@ -43,14 +43,21 @@ Every response carries ``X-RateLimit-*`` headers; the count is per server, and a
 enforced (403) only when ``serve(..., rate_limit=N)`` is given.
 
 GraphQL: REST has no "resolved" flag; GitHub serves it through GraphQL, and so does this
-emulator. It understands exactly one query shape, :data:`REVIEW_THREADS_QUERY` (the one the
-course's client sends, with variables), and any sub-selection of its fields; anything else
+emulator. It understands exactly one query shape, :data:`REVIEW_THREADS_QUERY_SHAPE` (review
+threads of one PR), and any query of that shape asking for fewer of its fields; anything else
 gets a GraphQL ``{"errors": [...]}`` answer.
+
+**Without sockets.** :func:`serve_in_process` is the same emulator with no server at all:
+its :class:`InProcessTransport` hands each request of an ``httpx`` client straight to the
+request handling above, fault plan included (a refused connection, a 503, a commit whose
+answer never comes...), in the calling process. It is for tests that run thousands of
+scripted writes; the notebooks and the real-HTTP tests use :func:`serve`.
 """
 
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 import socket
@@ -62,8 +69,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from socketserver import BaseServer
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+import httpx
 
 from tutorial_lib.emulator.faults import Fault, FaultPlan, RefusingTransport
 from tutorial_lib.emulator.fixtures import (
@@ -76,14 +86,23 @@ from tutorial_lib.emulator.fixtures import (
     User,
 )
 from tutorial_lib.emulator.idempotency import (
+    ACCEPTED_KEY_HEADER_PATTERN,
     DEFAULT_WINDOW_S,
-    KEY_PATTERN,
     IdempotencyKeys,
     StoredResponse,
     fingerprint,
 )
 
-__all__ = ["REVIEW_THREADS_QUERY", "ServedRequest", "ServiceHandle", "serve"]
+__all__ = [
+    "IN_PROCESS_BASE_URL",
+    "REVIEW_THREADS_QUERY_SHAPE",
+    "InProcessHandle",
+    "InProcessTransport",
+    "ServedRequest",
+    "ServiceHandle",
+    "serve",
+    "serve_in_process",
+]
 
 IdempotencyMode = Literal["off", "optional", "required"]
 
@@ -92,8 +111,11 @@ DEFAULT_PER_PAGE = 30
 MAX_PER_PAGE = 100
 DEFAULT_RATE_LIMIT = 5000
 
-#: The GraphQL query the course's client sends (variables: owner, name, number, first, after).
-REVIEW_THREADS_QUERY = """\
+#: The GraphQL query shape this emulator understands (variables: owner, name, number, first,
+#: after): it answers this query, and any query of the same shape that asks for fewer of
+#: its fields or writes an argument as a literal. It is the emulator's side of the
+#: contract, not what a particular client sends (the course's client has its own query).
+REVIEW_THREADS_QUERY_SHAPE = """\
 query($owner: String!, $name: String!, $number: Int!, $first: Int!, $after: String) {
   repository(owner: $owner, name: $name) {
     pullRequest(number: $number) {
@@ -631,9 +653,9 @@ class _GraphQL:
 # -- the HTTP server -------------------------------------------------------------------------
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = False
+class _Emulator:
+    """What the emulator knows and counts, whatever carries its requests (a socket server
+    or :class:`InProcessTransport`): the store, the switches, the served requests."""
 
     def __init__(
         self,
@@ -643,8 +665,8 @@ class _Server(ThreadingHTTPServer):
         faults: FaultPlan | None,
         idempotency: IdempotencyMode,
         keys: IdempotencyKeys,
+        base_url: str,
     ) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
         self.store = store
         self.token = token
         self.rate_limit = rate_limit
@@ -652,21 +674,49 @@ class _Server(ThreadingHTTPServer):
         self.idempotency = idempotency
         self.keys = keys
         self.served: list[ServedRequest] = []
-        self.base_url = f"http://127.0.0.1:{self.server_address[1]}"
-        self.shapes = _Shapes(self.base_url)
+        self.base_url = base_url
+        self.shapes = _Shapes(base_url)
         self.graphql = _GraphQL(store, self.shapes)
         self.reset_at = int(time.time()) + 3600
         self.used = 0
         self.counter_lock = threading.Lock()
+
+
+def _emulator(
+    store: GitHubStore,
+    token: str | None,
+    rate_limit: int | None,
+    faults: FaultPlan | None,
+    idempotency: IdempotencyMode,
+    window_s: float,
+    base_url: str,
+) -> _Emulator:
+    keys = IdempotencyKeys(window_s)
+    return _Emulator(store, token, rate_limit, faults, idempotency, keys, base_url)
+
+
+def _check_idempotency_mode(idempotency: str) -> None:
+    if idempotency not in ("off", "optional", "required"):
+        raise ValueError(f"idempotency must be 'off', 'optional' or 'required': {idempotency!r}")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = False
+
+    def __init__(self, make: Callable[[str], _Emulator]) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.emulator = make(f"http://127.0.0.1:{self.server_address[1]}")
+        self.sockets_lock = threading.Lock()
         self.open_sockets: set[socket.socket] = set()
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        with self.counter_lock:
+        with self.sockets_lock:
             self.open_sockets.add(request)
         super().process_request(request, client_address)
 
     def shutdown_request(self, request: Any) -> None:
-        with self.counter_lock:
+        with self.sockets_lock:
             self.open_sockets.discard(request)
         super().shutdown_request(request)
 
@@ -677,7 +727,7 @@ class _Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
     def close_open_connections(self) -> None:
-        with self.counter_lock:
+        with self.sockets_lock:
             sockets = list(self.open_sockets)
         for sock in sockets:
             with suppress(OSError):
@@ -703,7 +753,7 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: _Server
+    server: _Server | _InProcessServer
     protocol_version = "HTTP/1.1"
     server_version = "GitHubEmulator/1.0"
     timeout = 30
@@ -723,6 +773,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- plumbing --------------------------------------------------------------------------
 
     def _dispatch(self, method: str) -> None:
+        self.emulator = self.server.emulator
         split = urlsplit(self.path)
         self.url_path = split.path
         self.query = parse_qs(split.query)
@@ -736,8 +787,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self._count_request()
             self._authenticate()
-            if self.server.faults is not None:
-                self.fault = self.server.faults.take(method, split.path)
+            if self.emulator.faults is not None:
+                self.fault = self.emulator.faults.take(method, split.path)
                 self._fault_before_handling(split.path)
             for route_method, pattern, action in _ROUTES:
                 match = pattern.match(split.path)
@@ -784,12 +835,12 @@ class _Handler(BaseHTTPRequestHandler):
             )
 
     def _count_request(self) -> None:
-        with self.server.counter_lock:
-            self.server.used += 1
-            self.used = self.server.used
-        limit = self.server.rate_limit
+        with self.emulator.counter_lock:
+            self.emulator.used += 1
+            self.used = self.emulator.used
+        limit = self.emulator.rate_limit
         if limit is not None and self.used > limit:
-            viewer_id = self.server.store.viewer.id
+            viewer_id = self.emulator.store.viewer.id
             raise _ApiError(
                 403,
                 {
@@ -800,7 +851,7 @@ class _Handler(BaseHTTPRequestHandler):
             )
 
     def _authenticate(self) -> None:
-        expected = self.server.token
+        expected = self.emulator.token
         if expected is None:
             return
         header = self.headers.get("Authorization", "")
@@ -819,7 +870,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(self.url_path, status, fault)
         if fault == "commit_then_timeout":
             assert self.fault is not None
-            time.sleep(self.fault.delay_s)  # the client gives up meanwhile
+            self._hold_answer(self.fault.delay_s)  # the client gives up meanwhile
             with suppress(OSError):
                 self._write_response(status, body, content_type, headers)
             self.close_connection = True
@@ -833,8 +884,12 @@ class _Handler(BaseHTTPRequestHandler):
         served = ServedRequest(
             self.method, path, status, fault, self.idempotency_key, self.replayed
         )
-        with self.server.counter_lock:
-            self.server.served.append(served)
+        with self.emulator.counter_lock:
+            self.emulator.served.append(served)
+
+    def _hold_answer(self, delay_s: float) -> None:
+        """Keep the (stored) request's answer back for ``delay_s`` seconds."""
+        time.sleep(delay_s)
 
     def _reset_connection(self) -> None:
         """Close the TCP connection with RST (SO_LINGER 0) and no answer."""
@@ -849,11 +904,11 @@ class _Handler(BaseHTTPRequestHandler):
         self, status: int, body: bytes, content_type: str, headers: dict[str, str]
     ) -> None:
         self.send_response(status)
-        limit = self.server.rate_limit or DEFAULT_RATE_LIMIT
+        limit = self.emulator.rate_limit or DEFAULT_RATE_LIMIT
         rate = {
             "X-RateLimit-Limit": str(limit),
             "X-RateLimit-Remaining": str(max(0, limit - self.used)),
-            "X-RateLimit-Reset": str(self.server.reset_at),
+            "X-RateLimit-Reset": str(self.emulator.reset_at),
             "X-RateLimit-Used": str(min(self.used, limit)),
             "X-RateLimit-Resource": self.resource,
             "X-GitHub-Api-Version-Selected": "2022-11-28",
@@ -872,71 +927,71 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _repo(self, groups: dict[str, str | None]) -> Repository:
         if groups.get("repo_id"):
-            repo = self.server.store.repository_by_id(int(groups["repo_id"] or 0))
+            repo = self.emulator.store.repository_by_id(int(groups["repo_id"] or 0))
         else:
-            repo = self.server.store.repository(f"{groups['owner']}/{groups['name']}")
+            repo = self.emulator.store.repository(f"{groups['owner']}/{groups['name']}")
         if repo is None:
             raise _not_found()
         return repo
 
     def _pull(self, groups: dict[str, str | None]) -> tuple[Repository, PullRequest]:
         repo = self._repo(groups)
-        pull = self.server.store.pull_request(repo.full_name, int(groups["n"] or 0))
+        pull = self.emulator.store.pull_request(repo.full_name, int(groups["n"] or 0))
         if pull is None:
             raise _not_found()
         return repo, pull
 
     def _send_page(self, repo: Repository, suffix: str, items: list[Json], total: int) -> None:
         page, per_page = _page_window(self.query)
-        list_url = f"{self.server.base_url}/repositories/{repo.id}/{suffix}"
+        list_url = f"{self.emulator.base_url}/repositories/{repo.id}/{suffix}"
         link = _link_header(list_url, self.query, page, per_page, total)
         self._send_json(200, items, {"Link": link} if link else {})
 
     # -- endpoints -------------------------------------------------------------------------
 
     def get_repository(self, groups: dict[str, str | None]) -> None:
-        self._send_json(200, self.server.shapes.repository(self._repo(groups)))
+        self._send_json(200, self.emulator.shapes.repository(self._repo(groups)))
 
     def get_pull(self, groups: dict[str, str | None]) -> None:
         repo, pull = self._pull(groups)
-        self._send_json(200, self.server.shapes.pull(repo, pull))
+        self._send_json(200, self.emulator.shapes.pull(repo, pull))
 
     def get_issue(self, groups: dict[str, str | None]) -> None:
         repo, pull = self._pull(groups)
-        count = len(self.server.store.issue_comments(repo.full_name, pull.number))
-        self._send_json(200, self.server.shapes.issue(repo, pull, count))
+        count = len(self.emulator.store.issue_comments(repo.full_name, pull.number))
+        self._send_json(200, self.emulator.shapes.issue(repo, pull, count))
 
     def list_review_comments(self, groups: dict[str, str | None]) -> None:
         repo, pull = self._pull(groups)
         page, per_page = _page_window(self.query)
         start = (page - 1) * per_page
-        window, total = self.server.store.review_comment_slice(
+        window, total = self.emulator.store.review_comment_slice(
             repo.full_name, pull.number, start, start + per_page
         )
-        items = [self.server.shapes.review_comment(repo, c) for c in window]
+        items = [self.emulator.shapes.review_comment(repo, c) for c in window]
         self._send_page(repo, f"pulls/{pull.number}/comments", items, total)
 
     def list_issue_comments(self, groups: dict[str, str | None]) -> None:
         repo, pull = self._pull(groups)
-        comments = self.server.store.issue_comments(repo.full_name, pull.number)
+        comments = self.emulator.store.issue_comments(repo.full_name, pull.number)
         page, per_page = _page_window(self.query)
         window = comments[(page - 1) * per_page : page * per_page]
-        items = [self.server.shapes.issue_comment(repo, c) for c in window]
+        items = [self.emulator.shapes.issue_comment(repo, c) for c in window]
         self._send_page(repo, f"issues/{pull.number}/comments", items, len(comments))
 
     def get_review_comment(self, groups: dict[str, str | None]) -> None:
         repo = self._repo(groups)
-        comment = self.server.store.review_comment(repo.full_name, int(groups["id"] or 0))
+        comment = self.emulator.store.review_comment(repo.full_name, int(groups["id"] or 0))
         if comment is None:
             raise _not_found()
-        self._send_json(200, self.server.shapes.review_comment(repo, comment))
+        self._send_json(200, self.emulator.shapes.review_comment(repo, comment))
 
     def get_issue_comment(self, groups: dict[str, str | None]) -> None:
         repo = self._repo(groups)
-        comment = self.server.store.issue_comment(repo.full_name, int(groups["id"] or 0))
+        comment = self.emulator.store.issue_comment(repo.full_name, int(groups["id"] or 0))
         if comment is None:
             raise _not_found()
-        self._send_json(200, self.server.shapes.issue_comment(repo, comment))
+        self._send_json(200, self.emulator.shapes.issue_comment(repo, comment))
 
     def create_issue_comment(self, groups: dict[str, str | None]) -> None:
         repo, pull = self._pull(groups)
@@ -950,7 +1005,7 @@ class _Handler(BaseHTTPRequestHandler):
         key = self._idempotency_key()
         if key is not None:
             path = f"/repositories/{repo.id}/issues/{pull.number}/comments"
-            begin = self.server.keys.begin(key, fingerprint("POST", path, payload))
+            begin = self.emulator.keys.begin(key, fingerprint("POST", path, payload))
             if begin.outcome == "replay":
                 assert begin.response is not None
                 self.replayed = True
@@ -993,22 +1048,22 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(self.fault.delay_s)  # holding the key: a duplicate now gets 409
         except BaseException:
             if key is not None:
-                self.server.keys.abandon(key)  # nothing was stored: the key stays free
+                self.emulator.keys.abandon(key)  # nothing was stored: the key stays free
             raise
-        store = self.server.store
+        store = self.emulator.store
         comment = store.add_issue_comment(
             repo.full_name, pull.number, user=store.viewer, body=body, author_association="NONE"
         )
-        shaped = self.server.shapes.issue_comment(repo, comment)
+        shaped = self.emulator.shapes.issue_comment(repo, comment)
         encoded = json.dumps(shaped).encode()
         location = {"Location": shaped["url"]}
         if key is not None:
-            self.server.keys.complete(key, StoredResponse(201, encoded, location))
+            self.emulator.keys.complete(key, StoredResponse(201, encoded, location))
         self._send(201, encoded, "application/json; charset=utf-8", location)
 
     def _idempotency_key(self) -> str | None:
         """The ``Idempotency-Key`` header, when the server honours keys (else ignored)."""
-        mode = self.server.idempotency
+        mode = self.emulator.idempotency
         if mode == "off":
             return None
         key = self.headers.get("Idempotency-Key")
@@ -1018,7 +1073,7 @@ class _Handler(BaseHTTPRequestHandler):
                     400, {"message": "An Idempotency-Key header is required", "status": "400"}
                 )
             return None
-        if re.fullmatch(KEY_PATTERN, key) is None:
+        if re.fullmatch(ACCEPTED_KEY_HEADER_PATTERN, key) is None:
             raise _ApiError(
                 400,
                 {
@@ -1031,7 +1086,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def get_user(self, groups: dict[str, str | None]) -> None:
         login = groups["login"] or ""
-        self._send_json(200, self.server.shapes.user(User(login, abs(hash(login)) % 10**8)))
+        self._send_json(200, self.emulator.shapes.user(User(login, abs(hash(login)) % 10**8)))
 
     def html_page(self, groups: dict[str, str | None]) -> None:
         title = "/".join(v for k, v in groups.items() if v and k in ("owner", "name", "n"))
@@ -1045,7 +1100,7 @@ class _Handler(BaseHTTPRequestHandler):
                 raise _GraphQLError("A query attribute must be specified and must be a string.")
             variables = request.get("variables") or {}
             fields = _parse_query(request["query"], variables)
-            self._send_json(200, {"data": self.server.graphql.execute(fields)})
+            self._send_json(200, {"data": self.emulator.graphql.execute(fields)})
         except ValueError:
             raise _ApiError(
                 400,
@@ -1080,20 +1135,204 @@ def serve(
     On exit the listening socket is closed, open keep-alive connections are cut and the
     thread joined.
     """
-    if idempotency not in ("off", "optional", "required"):
-        raise ValueError(f"idempotency must be 'off', 'optional' or 'required': {idempotency!r}")
-    keys = IdempotencyKeys(idempotency_window_s)
-    server = _Server(store, token, rate_limit, faults, idempotency, keys)
+    _check_idempotency_mode(idempotency)  # before any socket is opened
+    settings = (store, token, rate_limit, faults, idempotency, idempotency_window_s)
+    server = _Server(lambda base_url: _emulator(*settings, base_url))
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
     )
     thread.start()
+    emulator = server.emulator
     try:
         yield ServiceHandle(
-            server.base_url, server.server_address[1], store, thread, faults, server.served
+            emulator.base_url, server.server_address[1], store, thread, faults, emulator.served
         )
     finally:
         server.shutdown()
         server.close_open_connections()
         server.server_close()
         thread.join(timeout=5)
+
+
+# -- without sockets -------------------------------------------------------------------------
+
+#: Where :func:`serve_in_process` says it lives: the ``.invalid`` top-level domain never
+#: resolves, so a client given this URL without the in-process transport fails at once.
+IN_PROCESS_BASE_URL = "http://github-emulator.invalid"
+
+
+class _InProcessServer(BaseServer):
+    """Stands where the socket server would, for a handler run in process."""
+
+    def __init__(self, emulator: _Emulator) -> None:
+        # the class is never used to make handlers: InProcessTransport makes them itself
+        super().__init__(("in-process", 0), _Handler)
+        self.emulator = emulator
+
+
+class _InProcessHandler(_Handler):
+    """The emulator's request handling on bytes in memory: no socket, and the two faults
+    that act on a connection become facts the transport turns into httpx's errors."""
+
+    def __init__(self, raw_request: bytes, server: _InProcessServer) -> None:
+        # What BaseRequestHandler.__init__ does, minus the socket it would be given.
+        self.raw_request = raw_request
+        self.reset = False  # commit_then_reset: no answer, the connection was cut
+        self.held_s = 0.0  # commit_then_timeout: the answer is held back this long
+        self.answer = b""
+        self.client_address = ("in-process", 0)
+        self.server = server
+        self.setup()
+        try:
+            self.handle()
+        finally:
+            self.finish()
+
+    def setup(self) -> None:
+        self.rfile = io.BytesIO(self.raw_request)
+        self.wfile = io.BytesIO()
+
+    def finish(self) -> None:
+        assert isinstance(self.wfile, io.BytesIO)
+        self.answer = self.wfile.getvalue()
+
+    def _hold_answer(self, delay_s: float) -> None:
+        self.held_s = delay_s  # the transport decides: the client's timeout may come first
+
+    def _reset_connection(self) -> None:
+        self.close_connection = True
+        self.reset = True
+
+
+@dataclass
+class _Exchange:
+    """One request handled (in the caller's thread or a worker); ``done`` once it is over."""
+
+    server: _InProcessServer
+    raw_request: bytes
+    done: threading.Event = field(default_factory=threading.Event)
+    handler: _InProcessHandler | None = None
+    error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.handler = _InProcessHandler(self.raw_request, self.server)
+        except BaseException as exc:  # a bug of the emulator: re-raised in the client
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+class InProcessTransport(httpx.BaseTransport):
+    """An httpx transport that hands every request to the emulator's request handling
+    directly: no socket, no port, no server thread, the fault plan applied as over HTTP.
+
+    What a client sees is what it sees over HTTP, minus the waiting:
+
+    - a ``refuse`` step raises ``httpx.ConnectError`` (nothing reached the server);
+    - ``commit_then_reset``: the comment is stored, then ``httpx.ReadError`` (connection
+      reset, no answer);
+    - ``commit_then_timeout``: the comment is stored and the answer held ``delay_s``; when
+      that is longer than the client's read timeout, ``httpx.ReadTimeout`` is raised at
+      once (the server has already done all it will do, so waiting out the timeout would
+      change nothing but the wall time), else the answer comes after ``delay_s``;
+    - ``slow_commit``: while the plan still holds such a step, requests run on a worker
+      thread and the client waits no longer than its read timeout (``httpx.ReadTimeout``);
+      the slow commit then lands later, and a request meanwhile sees it in flight, exactly
+      as over HTTP.
+
+    Every other request runs to its end in the caller's thread, so it never times out.
+    """
+
+    def __init__(self, server: _InProcessServer) -> None:
+        self._server = server
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Handle one request in process; see the class docstring."""
+        faults = self._server.emulator.faults
+        if faults is not None and faults.take_refusal(request.method, request.url.path):
+            raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
+        exchange = _Exchange(self._server, _raw_request(request))
+        timeout_s = request.extensions.get("timeout", {}).get("read")
+        if faults is not None and faults.pending("slow_commit"):
+            # only a slow commit outlives the client's patience: it needs its own thread
+            threading.Thread(target=exchange.run, daemon=True).start()
+            if not exchange.done.wait(timeout_s):
+                raise httpx.ReadTimeout("timed out", request=request)
+        else:
+            exchange.run()
+        if exchange.error is not None:
+            raise exchange.error
+        handler = exchange.handler
+        assert handler is not None
+        if handler.reset:
+            raise httpx.ReadError("[Errno 104] Connection reset by peer", request=request)
+        if handler.held_s:
+            if timeout_s is not None and handler.held_s >= timeout_s:
+                raise httpx.ReadTimeout("timed out", request=request)
+            time.sleep(handler.held_s)
+        return _parse_response(handler.answer, request)
+
+
+def _raw_request(request: httpx.Request) -> bytes:
+    """``request`` as the bytes an HTTP/1.1 client would send."""
+    body = request.read()
+    target = request.url.raw_path.decode("ascii")
+    lines = [f"{request.method} {target} HTTP/1.1"]
+    lines += [
+        f"{name.decode('latin-1')}: {value.decode('latin-1')}"
+        for name, value in request.headers.raw
+    ]
+    if body and "content-length" not in request.headers:
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
+def _parse_response(raw: bytes, request: httpx.Request) -> httpx.Response:
+    """The bytes the handler wrote, as an ``httpx.Response``."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    status = int(status_line.split(" ", 2)[1])
+    headers = [(name, value) for name, _, value in (h.partition(": ") for h in header_lines)]
+    return httpx.Response(status, headers=headers, content=body, request=request)
+
+
+@dataclass(frozen=True)
+class InProcessHandle:
+    """What :func:`serve_in_process` yields: the same view as :class:`ServiceHandle`
+    (``base_url``, ``store``, ``faults``, ``requests``), without a port or a thread."""
+
+    base_url: str
+    store: GitHubStore
+    faults: FaultPlan | None
+    requests: list[ServedRequest]
+    server: _InProcessServer = field(repr=False)
+
+    def transport(self) -> InProcessTransport:
+        """The transport every client of this emulator needs (it is the only way in)."""
+        return InProcessTransport(self.server)
+
+
+@contextmanager
+def serve_in_process(
+    store: GitHubStore,
+    *,
+    token: str | None = None,
+    rate_limit: int | None = None,
+    faults: FaultPlan | None = None,
+    idempotency: IdempotencyMode = "off",
+    idempotency_window_s: float = DEFAULT_WINDOW_S,
+    base_url: str = IN_PROCESS_BASE_URL,
+) -> Iterator[InProcessHandle]:
+    """The emulator of :func:`serve`, same options, reached without sockets.
+
+    Clients pass ``transport=handle.transport()`` (an :class:`InProcessTransport`) and
+    ``handle.base_url``. Every request runs the same handling as over HTTP; what differs is
+    listed in :class:`InProcessTransport`.
+    """
+    _check_idempotency_mode(idempotency)
+    emulator = _emulator(
+        store, token, rate_limit, faults, idempotency, idempotency_window_s, base_url
+    )
+    server = _InProcessServer(emulator)
+    yield InProcessHandle(emulator.base_url, store, faults, emulator.served, server)

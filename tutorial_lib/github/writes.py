@@ -1,15 +1,25 @@
 """The safe write of chapter 05: post a PR comment at most once, and say what is true.
 
+Two tools, each declared once (:data:`CREATE_COMMENT_SPEC`, :data:`COMMENT_STATUS_SPEC`) and
+bound to a :class:`WriteContext` when the registry is built
+(``Registry(write_tool_specs(context))``); every call travels the road of
+:func:`tutorial_lib.core.road.call_tool`::
+
+    find the tool -> schema check (the tool's schema) -> business check (the pre-check)
+                  -> authorization -> confirmation -> execution (the POSTs) -> envelope
+
 ``github_pr_create_comment`` posts a conversation comment on a pull request. A write can
 fail in three places (the connection fails; it fails mid-way; it succeeds and the answer is
 lost), and only the first one proves that nothing happened. So the tool never simply
-"retries on error": each failure is classified (:mod:`tutorial_lib.core.retry`), and what
-happens next depends on what is *known*:
+"retries on error": after each failure :func:`tutorial_lib.core.retry.decide_after_failure`
+names the next step (a :data:`~tutorial_lib.core.contracts.NextStep`), and what happens
+next depends on what is *known* (:meth:`CommentWrite.after_failure`):
 
 ==========================================  ===============================================
 after the failure                           the tool
 ==========================================  ===============================================
-invalid input / no permission               stops: ``not_posted`` (fix input / ask access)
+invalid input / no permission               stops: ``not_posted`` (the next step is
+                                            ``fix_input`` / ``check_authorization``)
 provably not processed (refused, 429, 409)  waits (full jitter, ``Retry-After``), resends
 outcome unknown (timeout, reset, 5xx),      resends with the SAME key: the server replays
 server honours ``Idempotency-Key``          the first answer instead of writing twice
@@ -28,8 +38,9 @@ new key for a retry would defeat both.
 **The marker.** Every posted body ends with ``<!-- tutorial-lib:idempotency-key=KEY -->``
 (an HTML comment: invisible when GitHub renders the comment). Real GitHub has no
 idempotency keys, so the marker is how a later read-back finds out whether a lost write
-landed. Without server keys and with reconciliation on, the tool also checks the marker
-*before* its first attempt, so calling the tool again with the same key never posts twice.
+landed. Without server keys and with reconciliation on, the tool's business check looks for
+the marker *before* the first attempt (:meth:`CommentWrite.pre_check`), so calling the tool
+again with the same key never posts twice.
 
 **The results** (:func:`write_status` maps an envelope to one of the four words):
 
@@ -50,7 +61,8 @@ Reads and writes retry differently: a failed read-back is simply read again (it 
 nothing), within :data:`READ_BACK_POLICY`; a POST is resent only as the table above allows.
 All waits of one call, read-back retries included, stay within the write policy's
 ``total_backoff_cap_s``. They are slept through ``WriteContext.sleep`` (tests and notebooks
-pass a recorder), and every step is appended to ``WriteContext.events``.
+pass a recorder), and every step is appended to ``WriteContext.events`` (a
+:class:`WriteEvent`; a failure's code and operation state are fields of it, not only text).
 """
 
 from __future__ import annotations
@@ -60,12 +72,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-import jsonschema
-
-from tutorial_lib.core.arguments import ArgumentContract
-from tutorial_lib.core.contracts import ContractError, failure, success
+from tutorial_lib.core.contracts import ContractError, OperationState
 from tutorial_lib.core.retry import (
     Decision,
     RetryPolicy,
@@ -73,32 +82,44 @@ from tutorial_lib.core.retry import (
     decide_after_failure,
     parse_retry_after,
 )
-from tutorial_lib.core.tools import Annotations, ToolSpec, bound_handler
+from tutorial_lib.core.tools import GITHUB_READ_ONLY, GITHUB_WRITE, ToolSpec
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.reads import PR_PROPERTY, REPOSITORY_PROPERTY, pr_argument_error
 
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+
 __all__ = [
-    "CREATE_COMMENT_SCHEMA",
     "COMMENT_STATUS_SCHEMA",
-    "GITHUB_WRITE",
-    "KEY_PATTERN",
+    "COMMENT_STATUS_SPEC",
+    "CREATE_COMMENT_SCHEMA",
+    "CREATE_COMMENT_SPEC",
+    "KEY_ARGUMENT_PATTERN",
     "MAX_BODY_CHARS",
     "READ_BACK_POLICY",
     "WRITE_POLICY",
+    "WRITE_SPECS",
+    "CommentWrite",
     "WriteContext",
     "WriteEvent",
+    "WriteStatus",
     "find_marked",
-    "github_pr_get_comment_status",
-    "github_pr_create_comment",
     "marker",
     "reconcile",
+    "retry_after_seconds",
     "with_marker",
     "write_status",
     "write_tool_specs",
 ]
 
-#: A key the tool accepts: 8 to 128 of ``A-Z a-z 0-9 _ -`` (a uuid4 hex has 32).
-KEY_PATTERN = r"^[A-Za-z0-9_-]{8,128}$"
+#: The tools' names, written once.
+CREATE_COMMENT = "github_pr_create_comment"
+COMMENT_STATUS = "github_pr_get_comment_status"
+
+#: What the tool accepts as its ``idempotency_key`` argument: 8 to 128 of
+#: ``A-Z a-z 0-9 _ -`` (a uuid4 hex has 32). Stricter than what a server may accept as a
+#: header: a key the model can copy without mistakes.
+KEY_ARGUMENT_PATTERN = r"^[A-Za-z0-9_-]{8,128}$"
 #: GitHub refuses bodies over 65,536 characters; the marker needs room too.
 MAX_BODY_CHARS = 60_000
 #: Writes retry less than reads: 4 attempts in all, waits capped at 4 s and 10 s in total.
@@ -108,9 +129,7 @@ WRITE_POLICY = RetryPolicy(base_s=0.5, cap_s=4.0, max_attempts=4, total_backoff_
 #: total backoff budget.
 READ_BACK_POLICY = RetryPolicy(base_s=0.25, cap_s=2.0, max_attempts=3, total_backoff_cap_s=4.0)
 
-#: Creates something (not read-only), never destroys, idempotent with the same key.
-GITHUB_WRITE = Annotations(read_only=False, destructive=False, idempotent=True, open_world=True)
-
+#: The four result words of a write (see :func:`write_status`).
 WriteStatus = Literal["posted", "already_posted", "not_posted", "unknown"]
 
 
@@ -156,19 +175,27 @@ def reconcile(comments: Sequence[Mapping[str, Any]], key: str, body: str) -> dic
 class WriteEvent:
     """One step of a write, for timelines and tests.
 
-    ``step``: ``pre_check``, ``post``, ``failure``, ``read_back``, ``wait``, ``result``.
-    ``attempt``: POSTs made so far. ``wait_s``: the backoff slept (``wait`` only).
+    - ``step``: ``pre_check``, ``post``, ``failure``, ``read_back``, ``wait``, ``result``;
+    - ``attempt``: POSTs made so far;
+    - ``detail``: a line for people (its wording may change: tests read the fields below);
+    - ``wait_s``: the backoff slept (``wait`` only);
+    - ``code``: the error code of a ``failure``, or of a failed read (a ``pre_check`` or
+      ``read_back`` whose read of the comments failed); None otherwise;
+    - ``operation_state``: of a ``failure``: ``"unknown"`` (the POST may have landed) or
+      ``"not_applied"`` (it provably did not); None otherwise.
     """
 
     step: str
     attempt: int
     detail: str
     wait_s: float = 0.0
+    code: str | None = None
+    operation_state: OperationState | None = None
 
 
 @dataclass
 class WriteContext:
-    """What the write tools need, and how the write behaves.
+    """What the write tools need, and how the write behaves; bound once per registry.
 
     - ``server_keys``: the server honours ``Idempotency-Key`` (the emulator with
       ``idempotency="optional"``; NOT real GitHub). Then an unknown outcome is settled by
@@ -195,7 +222,7 @@ class WriteContext:
 
 _KEY = {
     "type": "string",
-    "pattern": KEY_PATTERN,
+    "pattern": KEY_ARGUMENT_PATTERN,
     "description": "One key per business request, made once by the caller (e.g. a uuid4"
     " hex) and reused unchanged for every retry of the SAME comment; a new comment needs a"
     " new key. 8-128 characters: letters, digits, '_' or '-'.",
@@ -232,7 +259,8 @@ COMMENT_STATUS_SCHEMA: dict[str, Any] = {
 }
 
 
-def _value_error(name: str, value: Any, error: jsonschema.ValidationError) -> ContractError:
+def _value_error(name: str, value: Any, error: ValidationError) -> ContractError:
+    """The write tools' wording of their own value errors (the PR fields: as the reads)."""
     if name == "body":
         return ContractError(
             "invalid_value",
@@ -247,56 +275,25 @@ def _value_error(name: str, value: Any, error: jsonschema.ValidationError) -> Co
             "'idempotency_key' must be 8-128 characters of letters, digits, '_' or '-'",
             field="idempotency_key",
             received=value,
-            expected=KEY_PATTERN,
+            expected=KEY_ARGUMENT_PATTERN,
             suggestion="make one key per comment (e.g. a uuid4 hex) and reuse it for retries",
         )
     return pr_argument_error(name, value, error)
 
 
-_CREATE = ArgumentContract("github_pr_create_comment", CREATE_COMMENT_SCHEMA, _value_error)
-_STATUS = ArgumentContract("github_pr_get_comment_status", COMMENT_STATUS_SCHEMA, _value_error)
+# --------------------------------------------------------------------------- one write
 
 
-# --------------------------------------------------------------------------- the tools
+class CommentWrite:
+    """One call of ``github_pr_create_comment``: its attempts, decisions, read-backs, waits.
 
-
-def github_pr_get_comment_status(context: WriteContext, args: Any) -> dict[str, Any]:
-    """Whether the comment of ``idempotency_key`` exists on the PR (read-only).
-
-    ``data.state`` is ``"posted"`` (with ``comment_id`` and ``url``) or ``"absent"``.
-    "absent" is proof only when no request with this key can still land.
+    The road drives it in two stations: the business check makes it and runs
+    :meth:`pre_check`; execution runs :meth:`run`, which posts and, after each failed POST,
+    lets :meth:`after_failure` decide. A call ends either with the ``data`` of a success
+    (:meth:`result`) or by raising the ContractError of a ``not_posted`` result
+    (:meth:`not_posted`) or an ``unknown`` one (:meth:`unknown`). Every step is recorded in
+    ``context.events``.
     """
-    tool = "github_pr_get_comment_status"
-    try:
-        error = _STATUS.validate(args)
-        if error is not None:
-            raise error
-        repository, pr, key = args["repository"], args["pr"], args["idempotency_key"]
-        comments = context.client.list_issue_comments(repository, pr)
-        found = find_marked(comments, key)
-        data: dict[str, Any] = {"repository": repository, "pr": pr, "idempotency_key": key}
-        if found:
-            data.update(state="posted", comment_id=found[0]["id"], url=found[0].get("html_url"))
-        else:
-            data["state"] = "absent"
-        data["comments_checked"] = len(comments)
-        return success(tool, data)
-    except ContractError as exc:
-        return failure(tool, exc)
-
-
-def github_pr_create_comment(context: WriteContext, args: Any) -> dict[str, Any]:
-    """Post a comment on a PR at most once per ``idempotency_key``; see the module doc."""
-    error = _CREATE.validate(args)
-    if error is not None:
-        return failure("github_pr_create_comment", error)
-    return _Write(context, args).run()
-
-
-class _Write:
-    """One call of ``github_pr_create_comment``: attempts, decisions, read-backs, waits."""
-
-    tool = "github_pr_create_comment"
 
     def __init__(self, context: WriteContext, args: Mapping[str, Any]) -> None:
         self.context = context
@@ -306,32 +303,47 @@ class _Write:
         self.text: str = args["body"]
         self.body = with_marker(self.text, self.key)
         digest = hashlib.sha256(self.key.encode()).digest()
-        self.seed = context.seed if context.seed is not None else int.from_bytes(digest[:8])
+        # an explicit byte order: before Python 3.11 it has no default
+        derived = int.from_bytes(digest[:8], "big")
+        self.seed = context.seed if context.seed is not None else derived
         self.attempt = 0
-        self.retry_after: list[float | None] = []
+        self.retry_after: list[float | None] = []  # the Retry-After of each failed POST
         self.waited = 0  # backoff waits taken between POSTs
         self.slept = 0.0  # every wait of this call, read-back retries included
-        # True while an earlier attempt may have landed and nothing has proved otherwise.
+        #: True while an earlier attempt may have landed and nothing has proved otherwise.
         self.unsettled = False
+        #: The comment the pre-check found already posted with this key (None: not found).
+        self.found: Mapping[str, Any] | None = None
 
-    # -- the road ------------------------------------------------------------------------
+    # -- the two stations ------------------------------------------------------------------
+
+    def pre_check(self) -> None:
+        """The business check: without server keys and with reconciliation on, look for
+        this key's marker before the first POST (found: the call will answer
+        already_posted). A key reused for another text, or a check that failed, ends the
+        call as not posted: it never risks a duplicate."""
+        context = self.context
+        if not context.reconcile or context.server_keys:
+            return
+        found = self.read_back("pre_check")
+        if isinstance(found, ContractError):
+            reused = found.code == "invalid_value"
+            why = (
+                "make a new key for a new comment"
+                if reused
+                else "the check for an earlier post failed"
+            )
+            self.not_posted(found, why)
+        self.found = found
 
     def run(self) -> dict[str, Any]:
+        """Execution: post (again) until a success or a decision to stop."""
         context = self.context
-        if context.reconcile and not context.server_keys:
-            found = self._read_back("pre_check")
-            if isinstance(found, dict):
-                return self._done("already_posted", found, "found_by_marker")
-            if isinstance(found, ContractError):  # key reused, or cannot check: do not risk it
-                why = (
-                    "make a new key for a new comment"
-                    if found.code == "invalid_value"
-                    else ("the check for an earlier post failed")
-                )
-                return self._not_posted(found, why)
+        if self.found is not None:
+            return self.result("already_posted", self.found, "found_by_marker")
         while True:
             self.attempt += 1
-            self._event("post", f"POST with key {self.key}")
+            self.record("post", f"POST with key {self.key}")
             try:
                 posted = context.client.post_issue_comment(
                     self.repository,
@@ -340,47 +352,68 @@ class _Write:
                     idempotency_key=self.key if context.server_keys else None,
                 )
             except ContractError as exc:
-                outcome = self._after_failure(exc)
-                if outcome is not None:
-                    return outcome
-                continue
-            status = "already_posted" if posted.replayed else "posted"
-            return self._done(status, posted.comment, "replayed" if posted.replayed else "created")
+                failed = exc
+            else:
+                status: WriteStatus = "already_posted" if posted.replayed else "posted"
+                evidence = "replayed" if posted.replayed else "created"
+                return self.result(status, posted.comment, evidence)
+            # decided outside the `except`: a result raised here is not "during" that error
+            outcome = self.after_failure(failed)
+            if outcome is not None:
+                return outcome
 
-    def _after_failure(self, exc: ContractError) -> dict[str, Any] | None:
-        """Decide after a failed POST: None means "resend now" (after the wait)."""
-        context = self.context
-        state = "unknown" if exc.code == "outcome_unknown" else "not_applied"
-        if state == "unknown":
-            self.unsettled = True
-        self.retry_after.append(_retry_after_seconds(exc))
-        self._event("failure", f"{exc.code} ({state}): {exc.message}")
-        decision = self._decide(exc, state, verified_absent=None)
+    # -- after a failed POST -----------------------------------------------------------------
+
+    def after_failure(self, error: ContractError) -> dict[str, Any] | None:
+        """Decide what to do after a failed POST, and do it.
+
+        Returns None for "post again" (the backoff wait has been slept), or the data of an
+        already_posted result (a read-back found the comment); raises the ContractError of
+        a not_posted or unknown result. The decision is
+        :func:`tutorial_lib.core.retry.decide_after_failure`'s; an unknown outcome stays
+        unknown until a read-back (or the server's replay) proves otherwise.
+        """
+        state = self.record_failure(error)
+        decision = self.decide(error, state, verified_absent=None)
         if decision.action == "verify_state":
-            found = self._read_back("read_back")
-            if isinstance(found, dict):
-                return self._done("already_posted", found, "found_by_marker")
-            if isinstance(found, ContractError) and found.code == "invalid_value":
-                return self._not_posted(found, "make a new key for a new comment")
-            if isinstance(found, ContractError):
-                return self._unknown("the read-back after the failure failed too")
+            found = self.read_back("read_back")
+            if isinstance(found, ContractError):  # the key was reused, or the read failed
+                if found.code == "invalid_value":
+                    self.not_posted(found, "make a new key for a new comment")
+                self.unknown("the read-back after the failure failed too")
+            if found is not None:
+                return self.result("already_posted", found, "found_by_marker")
             self.unsettled = False  # verified absent: the lost request did not land
-            decision = self._decide(exc, state, verified_absent=True)
-        if decision.action == "retry":
-            waits = backoff_schedule(context.policy, self.seed, retry_after_s=self.retry_after)
-            if self.waited < len(waits) and waits[self.waited] <= self._budget_left():
-                wait = waits[self.waited]
-                self.waited += 1
-                self._sleep(wait, decision.reason)
+            decision = self.decide(error, state, verified_absent=True)
+        if decision.action == "retry_with_backoff":
+            if self.wait_before_retry(decision.reason):
                 return None
             decision = Decision("stop", "no backoff time left within the policy's bounds")
         if decision.action == "stop_unknown" or self.unsettled:
-            return self._unknown(decision.reason)
-        return self._not_posted(exc, decision.reason)
+            self.unknown(decision.reason)
+        self.not_posted(error, decision.reason)
 
-    def _decide(self, exc: ContractError, state: str, verified_absent: bool | None) -> Decision:
+    def record_failure(self, error: ContractError) -> OperationState:
+        """Note a failed POST (event, Retry-After) and return what it means for the state:
+        ``"unknown"`` after ``outcome_unknown`` (it may have landed), else ``"not_applied"``."""
+        state: OperationState = "unknown" if error.code == "outcome_unknown" else "not_applied"
+        if state == "unknown":
+            self.unsettled = True
+        self.retry_after.append(retry_after_seconds(error))
+        self.record(
+            "failure",
+            f"{error.code} ({state}): {error.message}",
+            code=error.code,
+            operation_state=state,
+        )
+        return state
+
+    def decide(
+        self, error: ContractError, state: OperationState, *, verified_absent: bool | None
+    ) -> Decision:
+        """:func:`~tutorial_lib.core.retry.decide_after_failure` for this write, now."""
         return decide_after_failure(
-            exc.to_dict(state),  # type: ignore[arg-type]
+            error.to_dict(state),
             is_write=True,
             attempt=self.attempt,
             policy=self.context.policy,
@@ -389,7 +422,20 @@ class _Write:
             can_verify=self.context.reconcile,
         )
 
-    def _read_back(self, step: str) -> dict[str, Any] | ContractError | None:
+    def wait_before_retry(self, reason: str) -> bool:
+        """Sleep the next backoff wait before a resend; False when none is left (the
+        policy's attempts, its total, or a Retry-After beyond the cap)."""
+        waits = backoff_schedule(self.context.policy, self.seed, retry_after_s=self.retry_after)
+        if self.waited >= len(waits) or waits[self.waited] > self.budget_left():
+            return False
+        wait = waits[self.waited]
+        self.waited += 1
+        self.sleep(wait, reason)
+        return True
+
+    # -- reading back --------------------------------------------------------------------------
+
+    def read_back(self, step: str) -> Mapping[str, Any] | ContractError | None:
         """Read the PR's comments back and look for this key's marker.
 
         The comment with the marker AND this body (the content is checked too, not just
@@ -397,12 +443,12 @@ class _Write:
         (``invalid_value``) if the marker is there on a different text: the key was used
         for another comment.
         """
-        comments = self._read_comments(step)
+        comments = self.read_comments(step)
         if isinstance(comments, ContractError):
             return comments
         check = reconcile(comments, self.key, self.text)
         found = len(find_marked(comments, self.key))
-        self._event(step, f"{found} comment(s) with the marker among {len(comments)}")
+        self.record(step, f"{found} comment(s) with the marker among {len(comments)}")
         if check["state"] == "found":
             return next(c for c in comments if c["id"] == check["comment_id"])
         if check["state"] == "key_reused":
@@ -414,7 +460,7 @@ class _Write:
             )
         return None
 
-    def _read_comments(self, step: str) -> list[dict[str, Any]] | ContractError:
+    def read_comments(self, step: str) -> list[dict[str, Any]] | ContractError:
         """The PR's comments; a read changes nothing, so a failed one is retried within
         :data:`READ_BACK_POLICY` and the call's remaining backoff budget."""
         retry_after: list[float | None] = []
@@ -424,8 +470,8 @@ class _Write:
             try:
                 return self.context.client.list_issue_comments(self.repository, self.pr)
             except ContractError as exc:
-                self._event(step, f"read-back failed: {exc.code}")
-                retry_after.append(_retry_after_seconds(exc))
+                self.record(step, f"read-back failed: {exc.code}", code=exc.code)
+                retry_after.append(retry_after_seconds(exc))
                 decision = decide_after_failure(
                     exc.to_dict(),
                     is_write=False,
@@ -434,92 +480,143 @@ class _Write:
                     same_idempotency_key=False,
                     verified_absent=None,
                 )
-                if decision.action != "retry":
+                if decision.action != "retry_with_backoff":
                     return exc
                 waits = backoff_schedule(READ_BACK_POLICY, self.seed, retry_after_s=retry_after)
-                if attempt > len(waits) or waits[attempt - 1] > self._budget_left():
+                if attempt > len(waits) or waits[attempt - 1] > self.budget_left():
                     return exc
-                self._sleep(waits[attempt - 1], decision.reason)
+                self.sleep(waits[attempt - 1], decision.reason)
 
-    def _sleep(self, seconds: float, reason: str) -> None:
-        self._event("wait", reason, seconds)
+    # -- waiting ---------------------------------------------------------------------------
+
+    def sleep(self, seconds: float, reason: str) -> None:
+        """Wait ``seconds`` through ``context.sleep``, recorded as a ``wait`` event."""
+        self.record("wait", reason, seconds)
         self.context.sleep(seconds)
         self.slept += seconds
 
-    def _budget_left(self) -> float:
+    def budget_left(self) -> float:
+        """Seconds of backoff this call may still wait (the policy's total cap)."""
         return self.context.policy.total_backoff_cap_s - self.slept
 
-    # -- results -------------------------------------------------------------------------
+    # -- results -----------------------------------------------------------------------------
 
-    def _done(self, status: WriteStatus, comment: Mapping[str, Any], evidence: str) -> dict:
-        self._event("result", f"{status} ({evidence})")
-        return success(
-            self.tool,
-            {
-                "status": status,
-                "evidence": evidence,
-                "repository": self.repository,
-                "pr": self.pr,
-                "comment_id": comment.get("id"),
-                "url": comment.get("html_url"),
-                "idempotency_key": self.key,
-                "attempts": self.attempt,
-            },
-        )
+    def result(
+        self, status: WriteStatus, comment: Mapping[str, Any], evidence: str
+    ) -> dict[str, Any]:
+        """The ``data`` of a success: ``posted`` or ``already_posted``, with its evidence."""
+        self.record("result", f"{status} ({evidence})")
+        return {
+            "status": status,
+            "evidence": evidence,
+            "repository": self.repository,
+            "pr": self.pr,
+            "comment_id": comment.get("id"),
+            "url": comment.get("html_url"),
+            "idempotency_key": self.key,
+            "attempts": self.attempt,
+        }
 
-    def _not_posted(self, exc: ContractError, reason: str) -> dict[str, Any]:
-        self._event("result", f"not_posted: {reason}")
-        fields = {k: v for k, v in exc.fields.items() if k != "suggestion"}
-        error = ContractError(
-            exc.code,
-            f"not posted ({self.attempt} attempt(s)): {exc.message}",
-            log=exc.log,
+    def not_posted(self, error: ContractError, reason: str) -> NoReturn:
+        """End the call as ``not_posted``: ``error``'s code and fields, ``reason`` as the
+        suggestion, ``operation_state: "not_applied"``."""
+        self.record("result", f"not_posted: {reason}")
+        fields = {k: v for k, v in error.fields.items() if k != "suggestion"}
+        raise ContractError(
+            error.code,
+            f"not posted ({self.attempt} attempt(s)): {error.message}",
+            log=error.log,
             suggestion=reason,
+            operation_state="not_applied",
             **fields,
         )
-        return failure(self.tool, error, "not_applied")
 
-    def _unknown(self, reason: str) -> dict[str, Any]:
-        self._event("result", f"unknown: {reason}")
+    def unknown(self, reason: str) -> NoReturn:
+        """End the call as ``unknown``: ``outcome_unknown`` with the exact status check to
+        run next (``next_tool``)."""
+        self.record("result", f"unknown: {reason}")
         check = {"repository": self.repository, "pr": self.pr, "idempotency_key": self.key}
-        error = ContractError(
+        raise ContractError(
             "outcome_unknown",
             f"result unknown after {self.attempt} attempt(s): the comment may or may not"
             " exist, and this tool stopped resending",
             retry="after_status_check",
-            next_tool={"name": "github_pr_get_comment_status", "arguments": check},
-            suggestion="call github_pr_get_comment_status with the SAME idempotency_key before"
+            next_tool={"name": COMMENT_STATUS, "arguments": check},
+            suggestion=f"call {COMMENT_STATUS} with the SAME idempotency_key before"
             " anything else; post again only with that same key, never with a new one",
+            operation_state="unknown",
         )
-        return failure(self.tool, error, "unknown")
 
-    def _event(self, step: str, detail: str, wait_s: float = 0.0) -> None:
-        self.context.events.append(WriteEvent(step, self.attempt, detail, wait_s))
+    def record(
+        self,
+        step: str,
+        detail: str,
+        wait_s: float = 0.0,
+        *,
+        code: str | None = None,
+        operation_state: OperationState | None = None,
+    ) -> None:
+        """Append a :class:`WriteEvent` to ``context.events``."""
+        event = WriteEvent(step, self.attempt, detail, wait_s, code, operation_state)
+        self.context.events.append(event)
 
 
 def _text(comment: Mapping[str, Any]) -> str:
     return str(comment.get("body") or "").strip()
 
 
-def _retry_after_seconds(exc: ContractError) -> float | None:
-    value = exc.log.get("retry_after")
+def retry_after_seconds(error: ContractError) -> float | None:
+    """The seconds a failure's ``Retry-After`` header asks for (None: none, or unusable)."""
+    value = error.log.get("retry_after")
     return parse_retry_after(value, now=datetime.now(timezone.utc)) if value else None
 
 
 def write_status(envelope: Mapping[str, Any]) -> WriteStatus:
     """One of ``posted``, ``already_posted``, ``not_posted``, ``unknown`` for any result of
-    :func:`github_pr_create_comment` (a failure that is not ``unknown`` is ``not_posted``)."""
+    the ``github_pr_create_comment`` tool (a failure that is not ``unknown`` is
+    ``not_posted``)."""
     if envelope.get("ok"):
         status = envelope["data"]["status"]
         if status not in ("posted", "already_posted"):
             raise ValueError(f"not a write result: status {status!r}")
-        return status  # type: ignore[no-any-return]
+        return status
     state = envelope["error"]["operation_state"]
     if state == "unknown":
         return "unknown"
     if state == "not_applied":
         return "not_posted"
     raise ValueError(f"a failed write with operation_state {state!r}")
+
+
+# --------------------------------------------------------------------------- the tools
+
+
+def _check_create(context: WriteContext, args: Mapping[str, Any]) -> CommentWrite:
+    """Business check of github_pr_create_comment: the pre-check (see CommentWrite)."""
+    write = CommentWrite(context, args)
+    write.pre_check()
+    return write
+
+
+def _create(context: WriteContext, args: Mapping[str, Any], write: CommentWrite) -> dict[str, Any]:
+    """Execution of github_pr_create_comment: the POSTs and what follows their failures."""
+    return write.run()
+
+
+def _comment_status(
+    context: WriteContext, args: Mapping[str, Any], checked: None
+) -> dict[str, Any]:
+    """Execution of github_pr_get_comment_status: read the comments, look for the marker."""
+    repository, pr, key = args["repository"], args["pr"], args["idempotency_key"]
+    comments = context.client.list_issue_comments(repository, pr)
+    found = find_marked(comments, key)
+    data: dict[str, Any] = {"repository": repository, "pr": pr, "idempotency_key": key}
+    if found:
+        data.update(state="posted", comment_id=found[0]["id"], url=found[0].get("html_url"))
+    else:
+        data["state"] = "absent"
+    data["comments_checked"] = len(comments)
+    return data
 
 
 CREATE_COMMENT_DESCRIPTION = (
@@ -536,31 +633,44 @@ CREATE_COMMENT_DESCRIPTION = (
     ' "idempotency_key": "review-128-summary-1"}'
 )
 
+COMMENT_STATUS_DESCRIPTION = (
+    "Check whether the comment written with idempotency_key exists on the pull request:"
+    " data.state 'posted' (with comment_id) or 'absent'. Read-only. Use it after"
+    " github_pr_create_comment answered operation_state 'unknown'. 'absent' is proof only"
+    " when no request with this key can still land."
+    ' Example: {"repository": "example/shop", "pr": 128,'
+    ' "idempotency_key": "review-128-summary-1"}'
+)
+
+#: github_pr_create_comment, declared once: the pre-check is its business check, the
+#: POSTs its execution (see :class:`CommentWrite`).
+CREATE_COMMENT_SPEC = ToolSpec(
+    name=CREATE_COMMENT,
+    title="Post a comment on a pull request (once per key)",
+    description=CREATE_COMMENT_DESCRIPTION,
+    input_schema=CREATE_COMMENT_SCHEMA,
+    annotations=GITHUB_WRITE,
+    check=_check_create,
+    execute=_create,
+    value_error=_value_error,
+)
+
+#: github_pr_get_comment_status, declared once: the status check an unknown write names.
+COMMENT_STATUS_SPEC = ToolSpec(
+    name=COMMENT_STATUS,
+    title="Check whether a keyed comment exists on a pull request",
+    description=COMMENT_STATUS_DESCRIPTION,
+    input_schema=COMMENT_STATUS_SCHEMA,
+    annotations=GITHUB_READ_ONLY,
+    execute=_comment_status,
+    value_error=_value_error,
+)
+
+#: Both write tools, unbound (for linters and exports).
+WRITE_SPECS: tuple[ToolSpec, ...] = (CREATE_COMMENT_SPEC, COMMENT_STATUS_SPEC)
+
 
 def write_tool_specs(context: WriteContext) -> list[ToolSpec]:
-    """``github_pr_create_comment`` and ``github_pr_get_comment_status`` bound to ``context``."""
-
-    return [
-        ToolSpec(
-            name="github_pr_create_comment",
-            title="Post a comment on a pull request (once per key)",
-            description=CREATE_COMMENT_DESCRIPTION,
-            input_schema=CREATE_COMMENT_SCHEMA,
-            annotations=GITHUB_WRITE,
-            handler=bound_handler(github_pr_create_comment, context),
-        ),
-        ToolSpec(
-            name="github_pr_get_comment_status",
-            title="Check whether a keyed comment exists on a pull request",
-            description="Check whether the comment written with idempotency_key exists on"
-            " the pull request: data.state 'posted' (with comment_id) or 'absent'. Read-only."
-            " Use it after github_pr_create_comment answered operation_state 'unknown'."
-            ' Example: {"repository": "example/shop", "pr": 128,'
-            ' "idempotency_key": "review-128-summary-1"}',
-            input_schema=COMMENT_STATUS_SCHEMA,
-            annotations=Annotations(
-                read_only=True, destructive=False, idempotent=True, open_world=True
-            ),
-            handler=bound_handler(github_pr_get_comment_status, context),
-        ),
-    ]
+    """``github_pr_create_comment`` and ``github_pr_get_comment_status`` bound to
+    ``context``: ready for ``Registry(write_tool_specs(context))``."""
+    return [spec.bind(context) for spec in WRITE_SPECS]
