@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ROAD",
+    "Arrival",
     "MalformedEnvelope",
     "Station",
     "StationSlot",
@@ -58,6 +59,7 @@ __all__ = [
     "ToolCall",
     "bare_error",
     "call_tool",
+    "travel",
 ]
 
 #: The stations of the road, in the order a call passes them.
@@ -123,18 +125,13 @@ class StepClock:
         return now
 
 
-@dataclass
-class _Position:
-    """Where a call is on the road: names the station of an exception a step raised."""
-
-    station: str = "find_tool"
-
-
 @dataclass(frozen=True)
-class _Ended:
-    """How a call left the road: its result, the station, the error that ended it."""
+class Arrival:
+    """How a call left the road: its result, the station where it ended, and the contract
+    error that ended it (None for a success). A bare-style failure (chapter 03's
+    counter-example) is the one ``result`` that is not an envelope."""
 
-    result: Envelope | dict[str, str]  # a bare-style failure is not an envelope
+    result: Envelope | dict[str, str]
     station: str
     error: ContractError | None = None
 
@@ -157,12 +154,12 @@ def call_tool(
     :class:`MalformedEnvelope` raised, never turned into a polite result.
     """
     started = clock()
-    position = _Position()
+    reached: list[str] = []
     try:
-        ended = _travel(registry, name, args, stations, position)
+        ended = travel(registry, name, args, stations, reached=reached)
     except Exception as exc:
         if log is not None:
-            station = getattr(exc, "station", position.station)
+            station = getattr(exc, "station", reached[-1])
             log.append(
                 _record(name, args, "bug", None, clock() - started, station, None, type(exc))
             )
@@ -177,25 +174,38 @@ def call_tool(
     return cast(Envelope, ended.result)
 
 
-def _travel(
-    registry: Registry, name: Any, args: Any, stations: Sequence[Station], position: _Position
-) -> _Ended:
+def travel(
+    registry: Registry,
+    name: Any,
+    args: Any,
+    stations: Sequence[Station] = (),
+    *,
+    reached: list[str] | None = None,
+) -> Arrival:
+    """The road itself, station by station: where and how the call ``name(args)`` ends.
+
+    :func:`call_tool` is this plus the log record. ``reached``, if given, receives the name
+    of each station as the call arrives there (the last one is where a bug struck).
+    Raises :class:`MalformedEnvelope` (or what a tool's step raised) for a bug.
+    """
+    reached = [] if reached is None else reached
     # 1. find the tool: a name the registry does not know is the model's mistake
+    reached.append("find_tool")
     if not (isinstance(name, str) and name in registry):
         error = _unknown_tool(registry, name)
-        return _Ended(failure(_tool_field(name), error), "find_tool", error)
+        return Arrival(failure(_tool_field(name), error), "find_tool", error)
     tool = registry.get(name)
     if tool.execute is None:
         raise _bug("find_tool", f"{tool.name} has no execute step: it cannot be called")
     # 2. schema check: the tool's own input_schema; nothing after it sees raw arguments
-    position.station = "schema_check"
+    reached.append("schema_check")
     invalid = tool.arguments.validate(args)
     if invalid is not None:
         return _ended(tool, invalid, "schema_check")
     arguments: Mapping[str, Any] = MappingProxyType(args)
     with contextlib.ExitStack() as cleanup:
         # 3. business check: what no schema can see; it may hand over what it opened
-        position.station = "business_check"
+        reached.append("business_check")
         try:
             checked = tool.check(tool.context, arguments)
         except ContractError as exc:
@@ -205,7 +215,7 @@ def _travel(
         call = ToolCall(tool, arguments, checked)
         # 4-5. authorization, then confirmation (chapters 06 and 07 add the stations)
         for slot in ("authorization", "confirmation"):
-            position.station = slot
+            reached.append(slot)
             for station in (s for s in stations if s.slot == slot):
                 try:
                     station.check(call)
@@ -214,25 +224,26 @@ def _travel(
                 except Exception as exc:
                     raise _bug(slot, f"station {station.name!r} raised {exc!r}") from exc
         # 6. execution
-        position.station = "execution"
+        reached.append("execution")
         try:
             data = tool.execute(tool.context, arguments, checked)
         except ContractError as exc:
             return _ended(tool, exc, "execution")
     # 7. envelope check
+    reached.append("envelope_check")
     result = success(tool.name, data)
     _check(result, tool.name)
-    return _Ended(result, "execution")
+    return Arrival(result, "execution")
 
 
 def _ended(
     tool: ToolSpec, error: ContractError, station: str, state: OperationState | None = None
-) -> _Ended:
+) -> Arrival:
     envelope = failure(tool.name, error, state)
     if tool.error_style == "bare":
-        return _Ended(bare_error(error.code), station, error)
+        return Arrival(bare_error(error.code), station, error)
     _check(envelope, tool.name)
-    return _Ended(envelope, station, error)
+    return Arrival(envelope, station, error)
 
 
 def bare_error(code: str) -> dict[str, str]:
