@@ -557,3 +557,18 @@ def test_specs_and_the_bare_twin() -> None:
     assert call_tool(bare, "read_lines", {"path": "a", "start": 1, "count": 1}) == {
         "error": "INTERNAL_ERROR"
     }
+
+
+def test_an_error_takes_its_codes_operation_state_unless_told() -> None:
+    # outcome_unknown is the one code whose operation may have happened: saying so is the
+    # catalogue's job, so no raise site can forget it (the GitHub client relies on this).
+    assert ContractError("outcome_unknown", "no answer").operation_state == "unknown"
+    assert ContractError("not_found", "gone").operation_state == "not_applied"
+    assert ContractError("outcome_unknown", "x", operation_state="applied").operation_state == (
+        "applied"
+    )
+    assert {code for code, info in CATALOGUE.items() if info.operation_state != "not_applied"} == {
+        "outcome_unknown"
+    }
+    for row in DECISION_TABLE:
+        assert row.operation_state == CATALOGUE[row.code].operation_state

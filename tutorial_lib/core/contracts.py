@@ -41,6 +41,8 @@ __all__ = [
     "CATALOGUE",
     "DECISION_TABLE",
     "ENVELOPE_SCHEMA",
+    "OPERATION_STATES",
+    "RETRY_VALUES",
     "SCHEMA_VERSION",
     "STEPS",
     "CodeInfo",
@@ -76,10 +78,12 @@ OperationState = Literal["not_applied", "applied", "unknown"]
 
 @dataclass(frozen=True)
 class CodeInfo:
-    """What a code means and what the caller should do next by default."""
+    """What a code means, what the caller should do next by default, and the state an
+    operation that failed with it is in unless the error says otherwise."""
 
     retry: Retry
     meaning: str
+    operation_state: OperationState = "not_applied"
 
 
 #: Every error code a tool may return, with its default retry advice. Read-only: a chapter
@@ -116,6 +120,7 @@ CATALOGUE: Mapping[str, CodeInfo] = MappingProxyType(
         "outcome_unknown": CodeInfo(
             "after_status_check",
             "the operation may or may not have happened: check its state before anything else",
+            operation_state="unknown",
         ),
         # chapter 02 (search_files)
         "invalid_value": CodeInfo(
@@ -202,7 +207,8 @@ class ContractError(Exception):
     misspelt one (``sugestion=``) is a ``TypeError``, not a silently lost hint.
     ``received`` may be None (the model sent null); leave it out when nothing was received.
     ``retry`` overrides the code's default advice. ``operation_state`` is the real state of
-    the operation when this error ended it (``"unknown"`` after a lost reply).
+    the operation when this error ended it; by default the code's own (``"unknown"`` for
+    ``outcome_unknown``, ``"not_applied"`` for every other code).
     ``log`` holds internal details for the operator (exception class, errno, resolved
     path, sizes...): the road copies them into the :class:`LogRecord`, never into the
     envelope. A step that knows more may add to ``error.log`` before re-raising.
@@ -220,13 +226,15 @@ class ContractError(Exception):
         suggestion: str | None = None,
         next_tool: NextTool | None = None,
         retry: Retry | None = None,
-        operation_state: OperationState = "not_applied",
+        operation_state: OperationState | None = None,
         log: Mapping[str, Any] | None = None,
     ) -> None:
         if code not in CATALOGUE:
             raise ValueError(f"unknown error code {code!r}: add it to CATALOGUE first")
         if retry is not None and retry not in RETRY_VALUES:
             raise ValueError(f"unknown retry advice {retry!r}; one of {RETRY_VALUES}")
+        if operation_state is None:
+            operation_state = CATALOGUE[code].operation_state
         if operation_state not in OPERATION_STATES:
             raise ValueError(f"unknown operation_state {operation_state!r}")
         super().__init__(message)
@@ -569,9 +577,9 @@ class DecisionRow:
 def _decision_table() -> tuple[DecisionRow, ...]:
     rows = []
     for code, info in CATALOGUE.items():
-        state: OperationState = "unknown" if info.retry == "after_status_check" else "not_applied"
-        error = {"code": code, "retry": info.retry, "operation_state": state}
-        rows.append(DecisionRow(code, info.retry, state, next_step(error), info.meaning))
+        error = {"code": code, "retry": info.retry, "operation_state": info.operation_state}
+        step = next_step(error)
+        rows.append(DecisionRow(code, info.retry, info.operation_state, step, info.meaning))
     return tuple(rows)
 
 

@@ -394,9 +394,9 @@ class CommentWrite:
         self.not_posted(error, decision.reason)
 
     def record_failure(self, error: ContractError) -> OperationState:
-        """Note a failed POST (event, Retry-After) and return what it means for the state:
-        ``"unknown"`` after ``outcome_unknown`` (it may have landed), else ``"not_applied"``."""
-        state: OperationState = "unknown" if error.code == "outcome_unknown" else "not_applied"
+        """Note a failed POST (event, Retry-After) and return the state it left: the error's
+        own (``"unknown"`` after ``outcome_unknown``: it may have landed)."""
+        state = error.operation_state
         if state == "unknown":
             self.unsettled = True
         self.retry_after.append(retry_after_seconds(error))
