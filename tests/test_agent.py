@@ -176,7 +176,7 @@ def test_stop_on_first_page_claims_the_first_page_is_everything(root: Path) -> N
     )
 
 
-# --------------------------------------------------------------------------- tasks_example
+# --------------------------------------------------------------------------- examples.tasks
 
 
 def set_status(style: str, mistakes: list[Mistake], status: str = "in_progress") -> Transcript:

@@ -342,7 +342,7 @@ def test_long_bodies_are_cut() -> None:
     assert len(summary) <= 140 and summary.endswith('…"')
 
 
-def test_specs_run_through_the_pipeline() -> None:
+def test_specs_run_through_the_road() -> None:
     registry = Registry(github_tool_specs(make_context(FakeGitHub())))
     result = call_tool(registry, "github_pr_list_comments", {"repository": REPO, "pr": PR})
     assert result["ok"] and result["data"]["coverage"] == "partial"
