@@ -68,3 +68,27 @@ def test_every_library_path_in_the_readme_exists():
                 assert hasattr(value, attribute), f"README names {path}: no {attribute}"
                 value = getattr(value, attribute)
             break
+
+
+def test_the_package_configuration_ships_the_whole_library():
+    """`pip install .` (not only the editable install the README uses) gets every module:
+    setuptools' own discovery, with pyproject's include patterns, finds every subpackage."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: mypy's own dependency tomli reads TOML
+        import tomli as tomllib
+    from setuptools import find_packages
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    include = config["setuptools"]["packages"]["find"]["include"]
+    found = set(find_packages(str(ROOT), include=include))
+    library = ROOT / "tutorial_lib"
+    packages = {
+        ".".join(path.parent.relative_to(ROOT).parts)
+        for path in library.rglob("__init__.py")
+        if "__pycache__" not in path.parts
+    }
+    assert len(packages) > 8 and packages == found, sorted(packages ^ found)
+    data = config["setuptools"]["package-data"]
+    assert data["tutorial_lib"] == ["py.typed"] and (library / "py.typed").exists()
+    assert data["tutorial_lib.course.quiz_bank"] == ["*.json"]
