@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, Envelope, LogRecord
+from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, Envelope, LogRecord
 from tutorial_lib.core.retry import RetryPolicy
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.road import Station, ToolCall, call_tool
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FaultPlan
 from tutorial_lib.emulator.fixtures import build_store
@@ -249,8 +249,26 @@ def test_a_failed_pre_check_does_not_risk_a_duplicate() -> None:
         assert write_status(result) == "not_posted"
         assert [e.step for e in context.events] == ["pre_check", "result"]
         assert context.events[0].code == "permission_denied"  # the failed read, as a field
-        assert log[0].station == "business_check"  # refused before execution: no POST
-        assert [r.method for r in handle.requests] == ["GET"]
+        assert log[0].station == "execution"  # the pre-check is execution's first step
+        assert [r.method for r in handle.requests] == ["GET"]  # and no POST followed it
+
+
+def test_a_refused_write_reaches_no_github_at_all() -> None:
+    # Authorization and confirmation stand before execution: a refused call sends no
+    # request, not even the read-back that looks for an earlier post.
+    def refuse(call: ToolCall) -> None:
+        raise ContractError("permission_denied", "not in this task's scope")
+
+    with service() as (handle, context, _):
+        log: list[LogRecord] = []
+        registry = Registry(write_tool_specs(context))
+        for slot in ("authorization", "confirmation"):
+            stations = [Station("refuse", slot, refuse)]
+            result = call_tool(registry, CREATE, ARGS, log=log, stations=stations)
+            assert write_status(result) == "not_posted"
+            assert result["error"]["operation_state"] == "not_applied"
+            assert log[-1].station == slot
+        assert handle.requests == [] and context.events == []
 
 
 def test_server_keys_survive_a_request_still_in_flight() -> None:

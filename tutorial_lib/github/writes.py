@@ -318,10 +318,11 @@ class CommentWrite:
     # -- the two stations ------------------------------------------------------------------
 
     def pre_check(self) -> None:
-        """The business check: without server keys and with reconciliation on, look for
+        """Execution's first step: without server keys and with reconciliation on, look for
         this key's marker before the first POST (found: the call will answer
         already_posted). A key reused for another text, or a check that failed, ends the
-        call as not posted: it never risks a duplicate."""
+        call as not posted: it never risks a duplicate. It reads GitHub, so it runs only
+        after authorization and confirmation let the call through."""
         context = self.context
         if not context.reconcile or context.server_keys:
             return
@@ -337,8 +338,9 @@ class CommentWrite:
         self.found = found
 
     def run(self) -> dict[str, Any]:
-        """Execution: post (again) until a success or a decision to stop."""
+        """Execution: the pre-check, then post (again) until a success or a decision to stop."""
         context = self.context
+        self.pre_check()
         if self.found is not None:
             return self.result("already_posted", self.found, "found_by_marker")
         while True:
@@ -591,16 +593,11 @@ def write_status(envelope: Mapping[str, Any]) -> WriteStatus:
 # --------------------------------------------------------------------------- the tools
 
 
-def _check_create(context: WriteContext, args: Mapping[str, Any]) -> CommentWrite:
-    """Business check of github_pr_create_comment: the pre-check (see CommentWrite)."""
-    write = CommentWrite(context, args)
-    write.pre_check()
-    return write
-
-
-def _create(context: WriteContext, args: Mapping[str, Any], write: CommentWrite) -> dict[str, Any]:
-    """Execution of github_pr_create_comment: the POSTs and what follows their failures."""
-    return write.run()
+def _create(context: WriteContext, args: Mapping[str, Any], checked: None) -> dict[str, Any]:
+    """Execution of github_pr_create_comment: the pre-check, the POSTs and what follows
+    their failures (see :class:`CommentWrite`). Every GitHub request happens here, after
+    authorization and confirmation."""
+    return CommentWrite(context, args).run()
 
 
 def _comment_status(
@@ -642,15 +639,14 @@ COMMENT_STATUS_DESCRIPTION = (
     ' "idempotency_key": "review-128-summary-1"}'
 )
 
-#: github_pr_create_comment, declared once: the pre-check is its business check, the
-#: POSTs its execution (see :class:`CommentWrite`).
+#: github_pr_create_comment, declared once: its execution reads back, then posts (see
+#: :class:`CommentWrite`); no GitHub request happens before authorization.
 CREATE_COMMENT_SPEC = ToolSpec(
     name=CREATE_COMMENT,
     title="Post a comment on a pull request (once per key)",
     description=CREATE_COMMENT_DESCRIPTION,
     input_schema=CREATE_COMMENT_SCHEMA,
     annotations=GITHUB_WRITE,
-    check=_check_create,
     execute=_create,
     value_error=_value_error,
 )
