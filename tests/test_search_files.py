@@ -880,3 +880,26 @@ def test_the_search_does_not_leak_descriptors(project: Path) -> None:
         search_files(project, args)
     search_files(project, {"query": WORD}, limits=SearchLimits(time_budget_ms=0))
     assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_regex_searches_in_threads_leave_the_warning_filters_alone(ws: Path) -> None:
+    # catch_warnings swaps process-wide filters: unguarded, eight threads left
+    # ('error', DeprecationWarning) and ('ignore', Warning) behind for the whole process.
+    import threading
+    import warnings
+
+    write(ws, "a.txt", "needle\n")
+    before = list(warnings.filters)
+    verdicts: list[bool] = []
+
+    def search() -> None:
+        for query in ("a[[b]", "a(?i)b", "ne+dle", "x|y") * 25:
+            verdicts.append(search_files(ws, {"query": query, "mode": "regex"})["ok"])
+
+    threads = [threading.Thread(target=search) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert warnings.filters == before
+    assert verdicts.count(False) == 8 * 25  # 'a(?i)b' refused every time, on every version

@@ -59,6 +59,7 @@ import gc
 import os
 import re
 import stat
+import threading
 import time
 import warnings
 from collections.abc import Mapping
@@ -512,12 +513,16 @@ def _compile(query: str, mode: str, case_sensitive: bool) -> _Matcher:
         return _Matcher("literal", bytes_pattern=pattern, overlap=overlap)
     flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
     try:
-        with warnings.catch_warnings():
+        # The warning filters are process-wide and catch_warnings is not thread-safe:
+        # one lock keeps two searches from leaving each other's filters behind.
+        with _WARNING_FILTERS, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # FutureWarning: "possible nested set"
             # Python 3.10 only warns about a global flag after the start ('a(?i)b');
-            # 3.11 refuses it. Refuse it on every version: one verdict for one pattern.
+            # 3.11 refuses it: refused on both. (Atomic groups and possessive
+            # quantifiers are syntax 3.10's re does not have: there they stay refused.)
             warnings.simplefilter("error", DeprecationWarning)
             compiled = re.compile(query, flags)
+            line_local = _is_line_local(query, flags)  # parses again: inside the guard
     except (re.error, RecursionError, OverflowError, ValueError, DeprecationWarning) as exc:
         position = getattr(exc, "pos", None)  # re.error knows where; the others do not
         where = f" at position {position}" if position is not None else ""
@@ -535,7 +540,7 @@ def _compile(query: str, mode: str, case_sensitive: bool) -> _Matcher:
                 " mode 'literal' to search for the text as written"
             ),
         ) from None
-    return _Matcher("regex", pattern=compiled, line_local=_is_line_local(query, flags))
+    return _Matcher("regex", pattern=compiled, line_local=line_local)
 
 
 def _caseless_bytes_pattern(query: str) -> tuple[re.Pattern[bytes], int]:
@@ -561,6 +566,8 @@ _NEWLINE_CATEGORIES = {
     _C.CATEGORY_LINEBREAK,
 }
 _ATOMIC_GROUP = getattr(_C, "ATOMIC_GROUP", None)
+#: Held while the process-wide warning filters are changed (see _compile).
+_WARNING_FILTERS = threading.Lock()
 _POSSESSIVE_REPEAT = getattr(_C, "POSSESSIVE_REPEAT", None)
 
 
