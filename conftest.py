@@ -43,8 +43,9 @@ def pytest_collect_file(file_path: Any, parent: pytest.Collector) -> Iterator[An
         from nbval.plugin import IPyNbFile
     except ImportError:  # nbval not installed: nothing to replace
         return collected
+    executed_once = _classes()[2]
     return [
-        _ExecutedOnce.from_parent(parent, path=file_path) if type(item) is IPyNbFile else item
+        executed_once.from_parent(parent, path=file_path) if type(item) is IPyNbFile else item
         for item in collected
     ]
 
@@ -115,7 +116,9 @@ def _classes() -> tuple[type, type, type]:
             self.setup_sanitize_files()
             nb = notebooks.formatted(self.nb)
             try:
-                notebooks.execute(nb, self.path.parent)
+                # nbval's per-cell limit (--nbval-cell-timeout) bounds each cell here too
+                timeout_s = self.config.option.nbval_cell_timeout
+                notebooks.execute(nb, self.path.parent, timeout_s=timeout_s)
             except CellExecutionError as exc:
                 self.execution_error = exc
             self.executed_cells = [c for c in nb.cells if c.cell_type == "code"]
@@ -146,13 +149,3 @@ def _classes() -> tuple[type, type, type]:
             pass
 
     return ExecutedCell, Regeneration, ExecutedOnce
-
-
-class _Lazy:
-    """``_ExecutedOnce.from_parent(...)``, resolving nbval's classes on first use."""
-
-    def from_parent(self, parent: pytest.Collector, **kwargs: Any) -> Any:
-        return _classes()[2].from_parent(parent, **kwargs)
-
-
-_ExecutedOnce = _Lazy()

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 from tutorial_lib.agent.budget import context_budget
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, LogRecord, dumps
-from tutorial_lib.core.road import Station, ToolCall, call_tool
+from tutorial_lib.core.road import PendingCall, Station, call_tool
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, Registry
 from tutorial_lib.emulator import fixtures
 from tutorial_lib.emulator.service import serve
@@ -368,7 +368,7 @@ def test_a_bad_cursor_is_refused_before_github_is_asked() -> None:
 
 
 def test_a_refused_call_never_reaches_github() -> None:
-    def deny(call: ToolCall) -> None:
+    def deny(call: PendingCall) -> None:
         raise ContractError("permission_denied", "this repository is outside the task")
 
     fake = FakeGitHub()

@@ -27,10 +27,10 @@ from tutorial_lib.core.road import (
     ROAD,
     UNNAMED_TOOL,
     MalformedEnvelope,
+    PendingCall,
     Station,
     StationSlot,
     StepClock,
-    ToolCall,
     bare_error,
     call_tool,
 )
@@ -218,7 +218,7 @@ def test_no_later_station_sees_arguments_that_fail_the_schema(
 def test_stations_and_steps_receive_read_only_validated_arguments() -> None:
     received: list[Mapping[str, Any]] = []
 
-    def grab(call: ToolCall) -> None:
+    def grab(call: PendingCall) -> None:
         received.append(call.arguments)
         assert call.tool.name == "fake_tool" and call.checked == "checked"
 
@@ -262,7 +262,7 @@ def test_a_station_that_refuses_stops_the_call_before_execution(slot: StationSlo
 def test_a_refusal_is_not_applied_whatever_the_station_claims_and_keeps_its_retry() -> None:
     ran: list[str] = []
 
-    def refuse(call: ToolCall) -> None:
+    def refuse(call: PendingCall) -> None:
         raise ContractError(
             "temporary_unavailable", "approver away", retry="never", operation_state="unknown"
         )
@@ -283,10 +283,10 @@ def test_a_refusal_is_not_applied_whatever_the_station_claims_and_keeps_its_retr
 def test_no_stations_by_default_and_a_station_can_stop_a_call(root: Path) -> None:
     seen: list[tuple[str, Any]] = []
 
-    def record(call: ToolCall) -> None:
+    def record(call: PendingCall) -> None:
         seen.append((call.tool.name, dict(call.arguments)))
 
-    def deny_src(call: ToolCall) -> None:
+    def deny_src(call: PendingCall) -> None:
         if str(call.arguments["path"]).startswith("src/"):
             raise ContractError(
                 "permission_denied",
@@ -326,7 +326,7 @@ def test_no_stations_by_default_and_a_station_can_stop_a_call(root: Path) -> Non
 def test_a_station_that_raises_anything_else_is_a_bug(slot: StationSlot) -> None:
     recorder = Recorder()
 
-    def broken(call: ToolCall) -> None:
+    def broken(call: PendingCall) -> None:
         raise KeyError("no such rule")
 
     stations = (Station("broken", slot, broken), recorder.station("after", "confirmation"))
@@ -461,7 +461,7 @@ def test_bare_error_is_one_word_per_kind_of_advice(code: str) -> None:
 def test_the_log_record_names_the_station_where_the_call_ended(
     registry: Registry, root: Path
 ) -> None:
-    def refuse(call: ToolCall) -> None:
+    def refuse(call: PendingCall) -> None:
         if call.arguments.get("status") == "blocked":
             raise ContractError("permission_denied", "not yours to block")
 
@@ -641,7 +641,7 @@ def test_what_the_business_check_returns_reaches_execute_and_is_always_closed(
             raise RuntimeError("bug")
         return {"used": checked.resource is resource}
 
-    def refuse(call: ToolCall) -> None:
+    def refuse(call: PendingCall) -> None:
         assert isinstance(call.checked, Opened)  # stations see it too
         if call.checked is not None and ending in ("authorization", "confirmation"):
             raise ContractError("permission_denied", "no")

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, Envelope, LogRecord
 from tutorial_lib.core.retry import RetryPolicy
-from tutorial_lib.core.road import Station, ToolCall, call_tool
+from tutorial_lib.core.road import PendingCall, Station, call_tool
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FaultPlan
 from tutorial_lib.emulator.fixtures import build_store
@@ -256,7 +256,7 @@ def test_a_failed_pre_check_does_not_risk_a_duplicate() -> None:
 def test_a_refused_write_reaches_no_github_at_all() -> None:
     # Authorization and confirmation stand before execution: a refused call sends no
     # request, not even the read-back that looks for an earlier post.
-    def refuse(call: ToolCall) -> None:
+    def refuse(call: PendingCall) -> None:
         raise ContractError("permission_denied", "not in this task's scope")
 
     with service() as (handle, context, _):

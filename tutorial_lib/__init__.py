@@ -10,7 +10,7 @@ The subpackages say which side of the wire their code is on:
 
 - ``core``: the road itself: result envelope and error catalogue (``contracts``), argument
   checking (``arguments``), tool declarations and the registry (``tools``), the road
-  (``road``) and the retry policy (``retry``);
+  (``road``), the retry policy (``retry``) and one time limit (``time_limit``);
 - ``workspace``: the file tools: the sandbox (``sandbox``), ``read_lines`` (``read``) and
   ``search_files`` (``search``);
 - ``github``: the agent-facing GitHub tools: REST client, cursors, reads, the safe write;

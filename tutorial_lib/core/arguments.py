@@ -84,7 +84,8 @@ ValueErrorTranslator = Callable[[str, Any, "ValidationError"], ContractError]
 
 
 class ArgumentContract:
-    """One tool's argument schema, checked by :data:`StrictValidator`, errors translated.
+    """One tool's argument schema, checked strictly (:func:`strict_validator_class`), errors
+    translated.
 
     Every tool validates its arguments the same way: the first error, in a fixed order
     (the whole object, missing fields, unknown fields, then each field in schema order,
@@ -92,10 +93,10 @@ class ArgumentContract:
     and ``expected``. What is shared (object, missing, unknown, wrong type) is built here;
     ``value_error`` translates what is specific to the tool (ranges, lengths, enums...).
 
-    ``fallback`` answers when jsonschema itself cannot: it formats messages with
-    ``repr()``, which refuses ints of more than 4300 digits. Without a fallback such ints
-    are replaced by a stand-in of the same sign (far outside any range a schema here
-    allows) and the original value is put back into ``received``.
+    jsonschema formats its messages with ``repr()``, which refuses ints of more than 4300
+    digits (JSON parsers refuse them too, so no model sends one): such ints are replaced
+    by a stand-in of the same sign, far outside any range a schema here allows, and the
+    original value is put back into ``received``.
     """
 
     def __init__(
@@ -103,9 +104,6 @@ class ArgumentContract:
         tool: str,
         schema: dict[str, Any],
         value_error: ValueErrorTranslator,
-        *,
-        object_message: str | None = None,
-        fallback: Callable[[Any], ContractError | None] | None = None,
     ) -> None:
         self.tool = tool
         self.schema = schema
@@ -113,8 +111,7 @@ class ArgumentContract:
         self.fields: tuple[str, ...] = tuple(schema.get("properties", {}))
         self.required: tuple[str, ...] = tuple(schema.get("required", ()))
         self.value_error = value_error
-        self.object_message = object_message or _object_message(self.fields, self.required)
-        self.fallback = fallback
+        self.object_message = _object_message(self.fields, self.required)
 
     @functools.cached_property
     def validator(self) -> Validator:
@@ -126,8 +123,6 @@ class ArgumentContract:
         try:
             errors = list(self.validator.iter_errors(args))
         except ValueError:
-            if self.fallback is not None:
-                return self.fallback(args)
             error = self.validate(_tame_huge_ints(args))
             if error is not None and error.fields.get("field") in _as_dict(args):
                 error.fields["received"] = args[error.fields["field"]]

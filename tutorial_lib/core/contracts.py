@@ -44,6 +44,7 @@ __all__ = [
     "OPERATION_STATES",
     "RETRY_VALUES",
     "SCHEMA_VERSION",
+    "TOOL_NAME_REGEX",
     "STEPS",
     "CodeInfo",
     "ContractError",
@@ -69,6 +70,10 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
+
+#: MCP's rule for tool names, as a JSON Schema / ``re`` pattern (the envelope's ``tool``
+#: and ``next_tool.name`` follow it; :data:`tutorial_lib.core.tools.NAME_PATTERN` too).
+TOOL_NAME_REGEX = "^[A-Za-z0-9_.-]{1,128}$"
 
 Retry = Literal[
     "never", "after_input_correction", "with_backoff", "after_status_check", "after_authorization"
@@ -365,7 +370,7 @@ def _error_schema() -> dict[str, Any]:
                 "required": ["name", "arguments"],
                 "additionalProperties": False,
                 "properties": {
-                    "name": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,128}$"},
+                    "name": {"type": "string", "pattern": TOOL_NAME_REGEX},
                     "arguments": {"type": "object"},
                 },
             },
@@ -381,7 +386,7 @@ ENVELOPE_SCHEMA: dict[str, Any] = {
     "properties": {
         "schema_version": {"const": SCHEMA_VERSION},
         "ok": {"type": "boolean"},
-        "tool": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,128}$"},
+        "tool": {"type": "string", "pattern": TOOL_NAME_REGEX},
         "data": {"type": "object"},
         "error": _error_schema(),
     },
@@ -443,15 +448,16 @@ class LogRecord:
     - ``arguments_digest``: :func:`digest_arguments` of the arguments, and
       ``argument_names`` their keys: enough to group and match calls, without the values;
     - ``outcome``: ``"ok"``, the error code, or for a result outside the contract
-      ``"nonconforming"`` (chapter 03's bare tools) or ``"bug"`` (a handler that raised or
-      returned a malformed envelope: the pipeline re-raises after logging);
+      ``"nonconforming"`` (chapter 03's bare tools) or ``"bug"`` (a step or station that
+      raised, or a malformed envelope: the road re-raises after logging);
     - ``station``: the station of the road where the call ended (``"find_tool"``,
       ``"schema_check"``, ``"business_check"``, ``"authorization"``, ``"confirmation"``,
-      ``"execution"`` for a call that ran, ``"envelope_check"`` for a bug);
+      ``"execution"`` for a call that ran, ``"envelope_check"``), for a bug the station
+      where it struck;
     - ``operation_state``: the real state: ``"applied"`` for a success (the call ran;
       for a read: the read was done), the envelope's value for a failure, None if unknown
-      to the pipeline;
-    - ``elapsed_ms``: wall time of the call, measured by the pipeline's clock;
+      to the road;
+    - ``elapsed_ms``: wall time of the call, measured by the road's clock;
     - ``exception_class``, ``errno``, ``errno_name``, ``resolved_path``: what the station
       that translated a failure knew (None where it did not apply or was not known);
     - ``details``: any other internal detail a station attached.

@@ -1,4 +1,5 @@
-"""The one road every tool call travels, written out in one function: :func:`call_tool`.
+"""The one road every tool call travels, written out in one function: :func:`travel`
+(:func:`call_tool` is the road plus the operator's log record).
 
     1. find_tool        the registry knows the name?            (unknown_tool)
     2. schema_check     the arguments match the tool's own input_schema
@@ -14,7 +15,9 @@ a station can never be handed ``'not-an-object'``. A :class:`Station` (authoriza
 confirmation) returns None to let the call through or raises
 :class:`~tutorial_lib.core.contracts.ContractError` to stop it; the call then ends with
 that error's failure envelope and ``operation_state: "not_applied"``: execution never ran.
-A station that raises anything else is a bug, and the road says so (it re-raises).
+A station that raises anything else is a bug: the road raises :class:`MalformedEnvelope`.
+A tool's own step (value translator, business check, execution) that raises anything but
+a ContractError is a bug too: its exception goes up unchanged, after the log record.
 
 Timing uses an injectable ``clock`` (seconds, like :func:`time.perf_counter`), so the log
 of a test or a notebook is the same on every run: pass a :class:`StepClock`.
@@ -56,7 +59,7 @@ __all__ = [
     "Station",
     "StationSlot",
     "StepClock",
-    "ToolCall",
+    "PendingCall",
     "bare_error",
     "call_tool",
     "travel",
@@ -82,11 +85,16 @@ UNNAMED_TOOL = "unknown"
 
 
 class MalformedEnvelope(RuntimeError):
-    """A tool or station broke the contract (raised, or returned no valid envelope): a bug."""
+    """A tool or station broke the contract (a station raised, or a result is not a valid
+    envelope): a bug. ``station`` names where on the road it was found."""
+
+    def __init__(self, message: str, *, station: str) -> None:
+        super().__init__(message)
+        self.station = station
 
 
 @dataclass(frozen=True)
-class ToolCall:
+class PendingCall:
     """What a station sees: the tool, its validated arguments, what the business check
     returned (``checked``). ``arguments`` is read-only."""
 
@@ -106,7 +114,7 @@ class Station:
 
     name: str
     slot: StationSlot
-    check: Callable[[ToolCall], None]
+    check: Callable[[PendingCall], None]
 
 
 class StepClock:
@@ -149,9 +157,10 @@ def call_tool(
 
     The call passes the stations of :data:`ROAD` in order (see the module docstring).
     ``log``, if given, receives one :class:`LogRecord` per call. ``stations`` are sorted
-    into their slots. A tool that raises anything but ``ContractError``, or returns a
-    malformed envelope, is a bug: the call is logged as ``"bug"`` and
-    :class:`MalformedEnvelope` raised, never turned into a polite result.
+    into their slots. A bug (a station that raises anything but ``ContractError``, a
+    malformed envelope: :class:`MalformedEnvelope`; a tool's step that raises anything
+    but ``ContractError``: that exception) is logged as ``"bug"`` at its station and
+    raised, never turned into a polite result.
     """
     started = clock()
     reached: list[str] = []
@@ -159,7 +168,7 @@ def call_tool(
         ended = travel(registry, name, args, stations, reached=reached)
     except Exception as exc:
         if log is not None:
-            station = getattr(exc, "station", reached[-1])
+            station = exc.station if isinstance(exc, MalformedEnvelope) else reached[-1]
             log.append(
                 _record(name, args, "bug", None, clock() - started, station, None, type(exc))
             )
@@ -212,7 +221,7 @@ def travel(
             return _ended(tool, exc, "business_check")
         if isinstance(checked, contextlib.AbstractContextManager):
             cleanup.enter_context(checked)  # closed whatever happens next
-        call = ToolCall(tool, arguments, checked)
+        call = PendingCall(tool, arguments, checked)
         # 4-5. authorization, then confirmation (chapters 06 and 07 add the stations)
         for slot in ("authorization", "confirmation"):
             reached.append(slot)
@@ -258,9 +267,7 @@ def bare_error(code: str) -> dict[str, str]:
 
 
 def _bug(station: str, message: str) -> MalformedEnvelope:
-    exc = MalformedEnvelope(message)
-    exc.station = station  # type: ignore[attr-defined]
-    return exc
+    return MalformedEnvelope(message, station=station)
 
 
 def _unknown_tool(registry: Registry, name: Any) -> ContractError:

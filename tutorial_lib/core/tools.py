@@ -11,8 +11,8 @@ and defaults, and the two steps of the road that belong to the tool itself:
   envelope, or raises a ``ContractError`` (with ``operation_state="unknown"`` when the
   outcome is not known).
 
-Both see arguments the road already validated against ``input_schema``: a handler never
-validates again. ``context`` is what a tool needs to reach the world (a workspace root, a
+Both see arguments the road already validated against ``input_schema``: a tool's own
+steps never validate again. ``context`` is what a tool needs to reach the world (a workspace root, a
 client, a store). It is given once, when the registry is built (:meth:`ToolSpec.bind`),
 never on each call.
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tutorial_lib.core.arguments import ArgumentContract, ValueErrorTranslator
-from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.core.contracts import TOOL_NAME_REGEX, ContractError
 
 __all__ = [
     "GITHUB_READ_ONLY",
@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 #: MCP's rule for tool names.
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+NAME_PATTERN = re.compile(TOOL_NAME_REGEX)
 
 #: ``check(context, args) -> checked``: the business check; raises ContractError to refuse.
 BusinessCheck = Callable[[Any, Mapping[str, Any]], Any]
@@ -124,7 +124,6 @@ class ToolSpec:
     execute: Execute | None = field(default=None, compare=False, repr=False)
     check: BusinessCheck = field(default=_no_check, compare=False, repr=False)
     value_error: ValueErrorTranslator | None = field(default=None, compare=False, repr=False)
-    object_message: str | None = field(default=None, compare=False, repr=False)
     error_style: ErrorStyle = "rich"
     context: Any = field(default=None, compare=False, repr=False)
     #: The schema check, derived from ``input_schema`` (not an argument).
@@ -143,7 +142,6 @@ class ToolSpec:
             self.name,
             self.input_schema,
             self.value_error or _generic_value_error,
-            object_message=self.object_message,
         )
         object.__setattr__(self, "arguments", contract)
 

@@ -14,7 +14,7 @@ What does not survive: the two model APIs have no field for the title, the resul
 or the behaviour annotations; only MCP carries them. Tool names are narrower there too:
 MCP allows 1-128 characters of ``A-Za-z0-9_.-``, the model APIs 1-64 of ``A-Za-z0-9_-``
 (no dot), so a longer or dotted name is refused with :class:`ExportError` rather than
-silently renamed (a renamed tool no longer routes back to its handler).
+silently renamed (a renamed tool no longer routes back to its declaration).
 
 OpenAI's strict mode (Structured Outputs for function calls) constrains decoding to the
 schema, but only for a subset of JSON Schema. From OpenAI's Structured Outputs guide

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
 
 __all__ = [
+    "ARJUN",
+    "AUTHOR",
     "CONFIRMED_ISSUE_COMMENT_IDS",
     "INJECTED_COMMENT_ID",
     "SESSION_RACE_COMMENT_ID",
@@ -408,6 +410,7 @@ class GitHubStore:
 
 # -- the PR 128 fixture ----------------------------------------------------------------------
 
+#: The PR's author and one of its reviewers (chapter 04 adds comments as this reviewer).
 AUTHOR = User("dana-ortiz", 5_100_101)
 MEI = User("mei-chen", 5_100_102)
 ARJUN = User("arjun-k", 5_100_103)

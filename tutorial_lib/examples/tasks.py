@@ -202,7 +202,6 @@ TASK_SET_STATUS_SPEC = ToolSpec(
     check=_find_task,
     execute=_write,
     value_error=status_value_error,
-    object_message="arguments must be a JSON object with task_id and status",
 )
 
 

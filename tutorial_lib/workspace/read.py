@@ -255,7 +255,6 @@ READ_LINES_SPEC = ToolSpec(
     check=check_readable,
     execute=read_requested_lines,
     value_error=read_lines_value_error,
-    object_message="arguments must be a JSON object with path, start and count",
 )
 
 

@@ -211,15 +211,9 @@ def open_relative(
     return _open_with_walk(root_fd, parts, shown)
 
 
-_libc: ctypes.CDLL | None = None
-_openat2_state: list[bool] = []  # probed once per process; the kernel does not change
-
-
+@functools.cache
 def _syscall() -> Callable[..., int]:
-    global _libc
-    if _libc is None:
-        _libc = ctypes.CDLL(None, use_errno=True)
-    return _libc.syscall
+    return ctypes.CDLL(None, use_errno=True).syscall
 
 
 def _errno_name(code: int | None) -> str:
@@ -245,17 +239,15 @@ def _raw_openat2(dir_fd: int, path: str, flags: int, resolve: int) -> int:
     return fd
 
 
+@functools.cache  # probed once per process: the kernel does not change
 def _openat2_probe() -> bool:
-    if not _openat2_state:
-        available = False
-        if _SYS_OPENAT2 is not None and platform.system() == "Linux":
-            try:
-                os.close(_raw_openat2(-100, ".", os.O_RDONLY | os.O_CLOEXEC, 0))  # AT_FDCWD
-                available = True
-            except OSError:
-                available = False  # ENOSYS (old kernel) or EPERM (seccomp): use the walk
-        _openat2_state.append(available)
-    return _openat2_state[0]
+    if _SYS_OPENAT2 is None or platform.system() != "Linux":
+        return False
+    try:
+        os.close(_raw_openat2(-100, ".", os.O_RDONLY | os.O_CLOEXEC, 0))  # AT_FDCWD
+    except OSError:
+        return False  # ENOSYS (old kernel) or EPERM (seccomp): use the walk
+    return True
 
 
 def _logs_resolved_path(opener: Callable[[int, Any, str], int]) -> Callable[[int, Any, str], int]:

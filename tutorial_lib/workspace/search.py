@@ -9,7 +9,7 @@ declared once (:data:`SEARCH_FILES_SPEC`) and travels the same road as every too
 
 - schema check: the road validates against :data:`SEARCH_FILES_SCHEMA` (strict types, one
   error in a fixed order), the tool wording its own value errors
-  (:func:`validate_search_args` is the same check, callable alone);
+  (``SEARCH_FILES_SPEC.arguments.validate`` is the same check, callable alone);
 - business check: the query is one line of valid text and, in regex mode, a valid Python
   ``re`` pattern; ``path`` stays inside the workspace and exists (the same kernel-checked
   resolution as read_lines: :mod:`tutorial_lib.workspace.sandbox`), and is a directory or
@@ -107,7 +107,6 @@ __all__ = [
     "SearchLimits",
     "search_files",
     "search_files_tool",
-    "validate_search_args",
 ]
 
 TOOL_NAME = "search_files"
@@ -1296,8 +1295,3 @@ def search_files(
     """
     tool = search_files_tool(root, limits=limits, method=method)
     return call_tool(Registry([tool]), TOOL_NAME, args)
-
-
-def validate_search_args(args: Any) -> ContractError | None:
-    """The road's schema check for search_files, alone: the first contract error, or None."""
-    return SEARCH_FILES_SPEC.arguments.validate(args)
