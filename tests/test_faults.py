@@ -918,3 +918,19 @@ def test_list_issue_comments_of_another_repository(connect, store: GitHubStore) 
     _, client = connect()
     listed = client.list_issue_comments("other/shop", PR, per_page=1)
     assert [c["id"] for c in listed] == [c.id for c in store.issue_comments("other/shop", PR)]
+
+
+def test_in_process_slow_commits_land_before_the_block_ends() -> None:
+    # The client gives up on a slow commit; the worker thread that carries it must not
+    # outlive serve_in_process (it would change the store of a finished test).
+    store = build_store()
+    before = len(store.issue_comments("example/shop", 128))
+    with (
+        serve_in_process(store, faults=FaultPlan.parse("slow_commit:0.4")) as handle,
+        GitHubClient(handle.base_url, timeout_s=0.05, transport=handle.transport()) as client,
+    ):
+        with pytest.raises(ContractError) as lost:
+            client.post_issue_comment("example/shop", 128, "late")
+        assert lost.value.code == "outcome_unknown"
+        assert len(store.issue_comments("example/shop", 128)) == before  # not yet
+    assert len(store.issue_comments("example/shop", 128)) == before + 1  # landed, then ended

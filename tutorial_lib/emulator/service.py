@@ -1159,6 +1159,8 @@ def serve(
 #: Where :func:`serve_in_process` says it lives: the ``.invalid`` top-level domain never
 #: resolves, so a client given this URL without the in-process transport fails at once.
 IN_PROCESS_BASE_URL = "http://github-emulator.invalid"
+#: How long the end of :func:`serve_in_process` waits for slow commits still running.
+_LATE_REQUEST_TIMEOUT_S = 30.0
 
 
 class _InProcessServer(BaseServer):
@@ -1168,6 +1170,22 @@ class _InProcessServer(BaseServer):
         # the class is never used to make handlers: InProcessTransport makes them itself
         super().__init__(("in-process", 0), _Handler)
         self.emulator = emulator
+        #: Requests still running on a worker thread (slow commits the client gave up on).
+        self.running: list[_Exchange] = []
+        self.running_lock = threading.Lock()
+
+    def finish_running(self, timeout_s: float) -> None:
+        """Wait for requests still on a worker (at most ``timeout_s`` in all); re-raise the
+        first one that failed: a late bug of the emulator must not vanish."""
+        deadline = time.monotonic() + timeout_s
+        with self.running_lock:
+            running, self.running = self.running, []
+        for exchange in running:
+            if not exchange.done.wait(max(0.0, deadline - time.monotonic())):
+                raise RuntimeError("a slow request of the in-process emulator did not finish")
+        for exchange in running:
+            if exchange.error is not None:
+                raise exchange.error
 
 
 class _InProcessHandler(_Handler):
@@ -1256,9 +1274,11 @@ class InProcessTransport(httpx.BaseTransport):
         timeout_s = request.extensions.get("timeout", {}).get("read")
         if faults is not None and faults.pending("slow_commit"):
             # only a slow commit outlives the client's patience: it needs its own thread
+            with self._server.running_lock:
+                self._server.running.append(exchange)
             threading.Thread(target=exchange.run, daemon=True).start()
             if not exchange.done.wait(timeout_s):
-                raise httpx.ReadTimeout("timed out", request=request)
+                raise httpx.ReadTimeout("timed out", request=request)  # it lands later
         else:
             exchange.run()
         if exchange.error is not None:
@@ -1335,4 +1355,9 @@ def serve_in_process(
         store, token, rate_limit, faults, idempotency, idempotency_window_s, base_url
     )
     server = _InProcessServer(emulator)
-    yield InProcessHandle(emulator.base_url, store, faults, emulator.served, server)
+    try:
+        yield InProcessHandle(emulator.base_url, store, faults, emulator.served, server)
+    finally:
+        # A slow commit still running lands (or fails loudly) before the block is over:
+        # nothing changes the store after it, and a late emulator bug is not lost.
+        server.finish_running(timeout_s=_LATE_REQUEST_TIMEOUT_S)
