@@ -5,14 +5,18 @@ view (options, a submit button, the explanation revealed after submitting); else
 prints the questions as plain text. ``Quiz.answer(number, "B")`` is the same decision
 without a frontend: tests, nbval and terminal users call it.
 
-The questions live in ``tutorial_lib/quiz_bank/NN.json`` and not in the notebook, so the
-answers are not sitting in a code cell above the quiz.
+The questions live in ``tutorial_lib/course/quiz_bank/NN.json`` and not in the notebook, so
+the answers are not sitting in a code cell above the quiz. A bank question gives every
+option its own reason (why it is right or wrong); the learner sees them all after answering.
+A prompt may show a tool result or a cell's output as a fenced block (three backticks on a
+line of their own); the widget renders it as preformatted text.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +28,11 @@ import ipywidgets as widgets
 __all__ = ["Feedback", "Question", "Quiz", "QuizView", "load_quiz"]
 
 LETTERS = string.ascii_uppercase
+# A fenced block in a prompt: ``` (optionally with a language word) ... ``` on their own lines.
+_FENCE = re.compile(r"^```[\w-]*\n(.*?)\n```$", re.DOTALL | re.MULTILINE)
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")
+# Long JSON lines wrap instead of scrolling sideways inside the quiz; a grey box sets them off.
+_CODE_STYLE = "white-space:pre-wrap;background:#f6f8fa;padding:4px 8px"
 
 
 @dataclass(frozen=True)
@@ -31,13 +40,15 @@ class Question:
     """A multiple-choice question with exactly one correct option.
 
     ``answer`` is the correct option's letter (``"A"``, ``"B"``, ...). ``explanation`` is
-    shown only after the learner has answered.
+    shown only after the learner has answered, and so are ``reasons``: one per option, in
+    option order, saying why that option is right or wrong (empty: the explanation alone).
     """
 
     prompt: str
     options: tuple[str, ...]
     answer: str
     explanation: str
+    reasons: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.prompt.strip():
@@ -48,15 +59,29 @@ class Question:
             raise ValueError(f"answer must be one of {list(self.letters)}, got {self.answer!r}")
         if not self.explanation.strip():
             raise ValueError("a question needs an explanation")
+        if self.reasons and (
+            len(self.reasons) != len(self.options) or not all(r.strip() for r in self.reasons)
+        ):
+            raise ValueError(
+                f"reasons must give one non-empty reason per option: {len(self.options)}"
+                f" options, {len(self.reasons)} reasons"
+            )
 
     @property
     def letters(self) -> tuple[str, ...]:
         """The option letters, ``("A", "B", ...)``."""
         return tuple(LETTERS[: len(self.options)])
 
+    @property
+    def shows_output(self) -> bool:
+        """Whether the prompt shows a tool result or an output as a fenced block."""
+        return _FENCE.search(self.prompt) is not None
+
     def text(self, number: int) -> str:
         """The question and its options as plain text (no answer, no explanation)."""
-        lines = [f"{number}. {self.prompt}"]
+        first, *rest = self.prompt.split("\n")
+        # Later prompt lines (a shown output, say) are indented under the question's number.
+        lines = [f"{number}. {first}", *(f"   {line}" if line else "" for line in rest)]
         lines += [
             f"   {letter}. {option}"
             for letter, option in zip(self.letters, self.options, strict=True)
@@ -72,19 +97,31 @@ class Feedback:
     chosen: str
     correct_answer: str
     explanation: str
+    reasons: tuple[str, ...] = ()
 
     @property
     def correct(self) -> bool:
         return self.chosen == self.correct_answer
 
-    def text(self) -> str:
+    @property
+    def verdict(self) -> str:
+        """The first line of :meth:`text`: which option was chosen, and whether it is right."""
         if self.correct:
-            verdict = f"第 {self.number} 题：你选 {self.chosen}，正确。"
-        else:
-            verdict = (
-                f"第 {self.number} 题：你选 {self.chosen}，不对；正确答案是 {self.correct_answer}。"
-            )
-        return f"{verdict}\n解释：{self.explanation}"
+            return f"第 {self.number} 题：你选 {self.chosen}，正确。"
+        return f"第 {self.number} 题：你选 {self.chosen}，不对；正确答案是 {self.correct_answer}。"
+
+    def reason_lines(self) -> list[str]:
+        """One line per option: its letter, ✓ or ✗, and why (empty without reasons)."""
+        return [
+            f"{letter} {'✓' if letter == self.correct_answer else '✗'} {reason}"
+            for letter, reason in zip(LETTERS, self.reasons, strict=False)
+        ]
+
+    def text(self) -> str:
+        lines = [self.verdict, f"解释：{self.explanation}"]
+        if self.reasons:
+            lines += ["逐项：", *(f"  {line}" for line in self.reason_lines())]
+        return "\n".join(lines)
 
 
 class Quiz:
@@ -117,7 +154,7 @@ class Quiz:
                 f"choice for question {number} must be one of {list(question.letters)},"
                 f" got {choice!r}"
             )
-        return Feedback(number, letter, question.answer, question.explanation)
+        return Feedback(number, letter, question.answer, question.explanation, question.reasons)
 
     def answer(self, number: int, choice: str) -> None:
         """Answer question ``number`` with an option letter; prints the verdict and explanation.
@@ -165,17 +202,46 @@ def load_quiz(chapter: str) -> Quiz:
 
 
 def quiz_from_dict(data: dict[str, Any]) -> Quiz:
-    """Build a :class:`Quiz` from the quiz-bank JSON shape (see ``quiz_bank/00.json``)."""
-    questions = [
-        Question(
-            prompt=q["prompt"],
-            options=tuple(q["options"]),
-            answer=q["answer"],
-            explanation=q["explanation"],
-        )
-        for q in data["questions"]
-    ]
-    return Quiz(data["title"], questions)
+    """Build a :class:`Quiz` from the quiz-bank JSON shape (see ``quiz_bank/00.json``).
+
+    Each option is either a string or ``{"text": ..., "why": ...}``; a question gives
+    reasons for all of its options or for none.
+    """
+    return Quiz(data["title"], [_question_from_dict(q) for q in data["questions"]])
+
+
+def _question_from_dict(data: dict[str, Any]) -> Question:
+    raw = data["options"]
+    with_reasons = [isinstance(option, dict) for option in raw]
+    if any(with_reasons) and not all(with_reasons):
+        raise ValueError("give every option a reason ({'text', 'why'}) or none")
+    options = tuple(o["text"] for o in raw) if any(with_reasons) else tuple(raw)
+    reasons = tuple(o["why"] for o in raw) if any(with_reasons) else ()
+    return Question(
+        prompt=data["prompt"],
+        options=options,
+        answer=data["answer"],
+        explanation=data["explanation"],
+        reasons=reasons,
+    )
+
+
+def _prompt_html(number: int, prompt: str) -> str:
+    """The prompt as HTML: fenced blocks become <pre>, `inline code` becomes <code>."""
+    parts = [f"<b>{number}.</b> "]
+    position = 0
+    for block in _FENCE.finditer(prompt):
+        parts.append(_prose_html(prompt[position : block.start()]))
+        code = html.escape(block.group(1))
+        parts.append(f'<pre class="tl-quiz-code" style="{_CODE_STYLE}">{code}</pre>')
+        position = block.end()
+    parts.append(_prose_html(prompt[position:]))
+    return "".join(parts)
+
+
+def _prose_html(text: str) -> str:
+    escaped = html.escape(text.strip("\n"))
+    return _INLINE_CODE.sub(r"<code>\1</code>", escaped).replace("\n", "<br>")
 
 
 # The widget lives in the same module as the quiz it shows: one concept, one place.
@@ -187,7 +253,7 @@ class _QuestionView:
         self.quiz = quiz
         self.number = number
         self.on_answered = on_answered
-        self.prompt = widgets.HTML(f"<b>{number}.</b> {html.escape(question.prompt)}").add_class(
+        self.prompt = widgets.HTML(_prompt_html(number, question.prompt)).add_class(
             "tl-quiz-prompt"
         )
         self.options = widgets.RadioButtons(
@@ -224,12 +290,17 @@ class _QuestionView:
 def _feedback_html(result: Feedback) -> str:
     css = "tl-quiz-correct" if result.correct else "tl-quiz-wrong"
     color = "#1a7f37" if result.correct else "#cf222e"  # green / red, readable on white
-    verdict, explanation = result.text().split("\n", 1)
-    return (
+    parts = [
         f'<div class="tl-quiz-verdict {css}" style="color:{color};font-weight:bold">'
-        f"{html.escape(verdict)}</div>"
-        f'<div class="tl-quiz-explanation">{html.escape(explanation)}</div>'
-    )
+        f"{html.escape(result.verdict)}</div>",
+        f'<div class="tl-quiz-explanation">{html.escape("解释：" + result.explanation)}</div>',
+    ]
+    if result.reasons:
+        items = "".join(
+            f'<li class="tl-quiz-reason">{html.escape(line)}</li>' for line in result.reason_lines()
+        )
+        parts.append(f'<ul class="tl-quiz-reasons">{items}</ul>')
+    return "".join(parts)
 
 
 class QuizView(widgets.VBox):
@@ -237,7 +308,9 @@ class QuizView(widgets.VBox):
 
     Stable CSS classes for tests and styling: ``tl-quiz``, ``tl-quiz-question``,
     ``tl-quiz-prompt``, ``tl-quiz-options``, ``tl-quiz-submit``, ``tl-quiz-feedback``,
-    ``tl-quiz-verdict``, ``tl-quiz-explanation``, ``tl-quiz-score``.
+    ``tl-quiz-verdict``, ``tl-quiz-explanation``, ``tl-quiz-reasons`` (one
+    ``tl-quiz-reason`` per option), ``tl-quiz-code`` (an output shown in a prompt),
+    ``tl-quiz-score``.
     """
 
     def __init__(self, quiz: Quiz) -> None:
