@@ -1,21 +1,24 @@
 """Measure the safe write against a naive retry over the chapter 05 fault matrix.
 
-Every sequence of up to three faults (refuse, unavailable, rate_limited, commit_then_timeout,
-commit_then_reset: 156 sequences with the empty one) across N seeds (seed ``s`` runs
-sequence ``s % 156``), against the emulator over real HTTP (or, with ``--in-process``,
-through its in-process transport: same handling and faults, no sockets, timeouts raised at
-once), for five ways of writing:
+Every sequence of up to three faults (all six kinds of ``FAULT_KINDS``, ``slow_commit``
+included: 259 sequences with the empty one) across N seeds (seed ``s`` runs sequence
+``s % 259``), against the emulator over real HTTP (or, with ``--in-process``, through its
+in-process transport: same handling and faults, no sockets, held answers time out at once),
+for six ways of writing:
 
 - ``naive``: resend on any error, up to 4 POSTs, no key, no read-back (the baseline);
 - ``github``, ``keys``, ``both``, ``blind``: the ``github_pr_create_comment`` tool, called
-  on the road (``call_tool``), with read-back only, server keys only, both, neither.
+  on the road (``call_tool``), with read-back only, server keys only, both, neither (the
+  keyed ways against a server that honours keys, with a fresh ledger: nothing shown yet);
+- ``keys-ignored``: server keys on, against a server that ignores them (like GitHub).
 
-Per way: the results (posted / already_posted / not_posted / unknown), runs that left a
-duplicate, false claims (posted with nothing stored, not_posted with something stored),
+Comments are counted after every slow commit has landed. Per way: the results (posted /
+already_posted / not_posted / unknown), runs that left a duplicate, false claims (posted
+with nothing stored, not_posted with something stored),
 requests per run (mean, max), the most requests spent settling one unknown outcome (fault-free
 requests between it and the next failure or the end), and the longest total backoff.
 
-    python benchmarks/write_fault_matrix.py                 # 200 seeds, ~1 minute
+    python benchmarks/write_fault_matrix.py                 # 300 seeds, a few minutes
     python benchmarks/write_fault_matrix.py --seeds 400
     python benchmarks/write_fault_matrix.py --in-process    # the same table in seconds
 """
@@ -29,22 +32,24 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from tutorial_lib.core.contracts import ContractError
 from tutorial_lib.core.road import call_tool
 from tutorial_lib.core.tools import Registry
-from tutorial_lib.emulator.faults import Fault, FaultPlan
+from tutorial_lib.emulator.faults import FAULT_KINDS, Fault, FaultPlan
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import serve, serve_in_process
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.writes import (
     WRITE_POLICY,
     WriteContext,
+    WriteLedger,
     write_status,
     write_tool_specs,
 )
 
-KINDS = ("refuse", "unavailable", "rate_limited", "commit_then_timeout", "commit_then_reset")
+KINDS = FAULT_KINDS
 SEQUENCES = [seq for n in range(4) for seq in itertools.product(KINDS, repeat=n)]
 WAYS = {
     "naive": None,
@@ -52,7 +57,12 @@ WAYS = {
     "keys": {"server_keys": True, "reconcile": False},
     "both": {"server_keys": True, "reconcile": True},
     "blind": {"server_keys": False, "reconcile": False},
+    "keys-ignored": {"server_keys": True, "reconcile": False},
+    "keys-warm": {"server_keys": True, "reconcile": False},
+    "both-warm": {"server_keys": True, "reconcile": True},
 }
+#: Ways whose ledger has seen the server replay an earlier write (its keys are shown).
+WARM = {"keys-warm", "both-warm"}
 REPO, PR = "example/shop", 128
 CLIENT_TIMEOUT_S, SERVER_DELAY_S = 0.5, 1.0
 
@@ -68,11 +78,14 @@ class Outcome:
 
 def run(way: str, seed: int, sequence: tuple[str, ...], in_process: bool = False) -> Outcome:
     store = build_store()
-    plan = FaultPlan([Fault(k, retry_after_s=1, delay_s=SERVER_DELAY_S) for k in sequence])  # type: ignore[arg-type]
+    faults = [Fault(k, retry_after_s=1, delay_s=SERVER_DELAY_S) for k in sequence]  # type: ignore[arg-type]
+    warm_up = [None, None] if way in WARM else []  # the warm-up's two POSTs: no fault
+    plan = FaultPlan([*warm_up, *faults])
     key = f"bench-{way}-{seed:04d}"
     body = f"Summary for seed {seed}."
     options = WAYS[way]
-    idempotency = "optional" if options and options["server_keys"] else "off"
+    keyed = options is not None and options["server_keys"] and way != "keys-ignored"
+    idempotency = "optional" if keyed else "off"
     emulator = serve_in_process if in_process else serve
     with (
         emulator(store, faults=plan, idempotency=idempotency) as handle,
@@ -94,7 +107,20 @@ def run(way: str, seed: int, sequence: tuple[str, ...], in_process: bool = False
             unknown: list[bool] = []
         else:
             waits: list[float] = []
-            context = WriteContext(client, sleep=waits.append, seed=seed, **options)
+            ledger = WriteLedger()
+            if way in WARM:  # an earlier write of this process, sent twice: replayed
+                warm = {
+                    "repository": REPO,
+                    "pr": PR,
+                    "body": "Warm-up.",
+                    "idempotency_key": "warm-0001",
+                }
+                for _ in range(2):
+                    other = WriteContext(client, server_keys=True, reconcile=False)
+                    call_tool(Registry(write_tool_specs(other)), "github_pr_create_comment", warm)
+                    if other.ledger.keys_shown:
+                        ledger.note_key_support("replayed")
+            context = WriteContext(client, sleep=waits.append, seed=seed, ledger=ledger, **options)
             args = {"repository": REPO, "pr": PR, "body": body, "idempotency_key": key}
             registry = Registry(write_tool_specs(context))
             status = write_status(call_tool(registry, "github_pr_create_comment", args))
@@ -103,15 +129,28 @@ def run(way: str, seed: int, sequence: tuple[str, ...], in_process: bool = False
                 e.operation_state == "unknown" for e in context.events if e.step == "failure"
             ]
             waited = sum(waits)
+        landed(handle, plan)
         stored = sum(1 for c in store.issue_comments(REPO, PR) if c.body.startswith(body))
-        requests = len(plan.history) + sum(1 for r in handle.requests if r.method == "GET")
-    return Outcome(status, stored, requests, settle_max(steps, unknown, plan), waited)
+        posts = len(plan.history) - len(warm_up)  # the tool's own POSTs
+        requests = posts + sum(1 for r in handle.requests if r.method == "GET")
+    settle = settle_max(steps, unknown, plan, skip=len(warm_up))
+    return Outcome(status, stored, requests, settle, waited)
 
 
-def settle_max(steps: list[str], unknown: list[bool], plan: FaultPlan) -> int:
+def landed(handle: Any, plan: FaultPlan, timeout_s: float = 10.0) -> None:
+    """Wait until every slow commit the plan handed out has been answered (stored)."""
+    deadline = time.monotonic() + timeout_s
+    slow = sum(1 for hit in plan.history if hit.fault == "slow_commit")
+    while time.monotonic() < deadline:
+        if sum(1 for r in handle.requests if r.fault == "slow_commit") >= slow:
+            return
+        time.sleep(0.01)
+
+
+def settle_max(steps: list[str], unknown: list[bool], plan: FaultPlan, skip: int = 0) -> int:
     """The most fault-free requests between an unknown failure and the next failure (or
     the end); ``unknown`` says, per failure in order, whether its outcome was unknown."""
-    faults = iter(hit.fault for hit in plan.history)
+    faults = iter(hit.fault for hit in plan.history[skip:])
     kinds = iter(unknown)
     most, segment = 0, None
     for step in [*steps, "end"]:
@@ -130,7 +169,7 @@ def settle_max(steps: list[str], unknown: list[bool], plan: FaultPlan) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=200)
+    parser.add_argument("--seeds", type=int, default=300)
     parser.add_argument(
         "--in-process", action="store_true", help="no sockets: the in-process transport"
     )

@@ -81,7 +81,6 @@ def test_what_cannot_be_decided_is_refused(error, is_write):
             attempt=1,
             policy=RetryPolicy(),
             same_idempotency_key=False,
-            verified_absent=None,
         )
 
 
@@ -97,28 +96,39 @@ FINAL = err("binary_file", "never")
 
 MISSING = err("not_found", "after_input_correction")
 
-# (error, is_write, attempt, same_key, verified_absent, can_verify) -> action
+# (error, is_write, attempt, same_key, read_back, can_verify, earlier_unknown) -> action
+# same_key: the server has SHOWN it honours the key; read_back "nothing" is NOT proof.
 DECISIONS = [
     # steps that never retry, reads and writes alike
-    (INVALID, False, 1, False, None, True, "fix_input"),
-    (INVALID, True, 1, True, None, True, "fix_input"),
-    (MISSING, False, 1, False, None, True, "search_first"),
-    (MISSING, True, 1, False, None, True, "search_first"),
-    (PERM, False, 1, False, None, True, "check_authorization"),
-    (PERM, True, 1, False, None, True, "check_authorization"),
-    (FINAL, False, 1, False, None, True, "stop"),
-    (FINAL, True, 1, True, True, True, "stop"),
-    # reads retry freely within bounds
-    (TEMP, False, 1, False, None, True, "retry_with_backoff"),
-    (TEMP, False, 2, False, None, True, "retry_with_backoff"),
-    (TEMP, False, 3, False, None, True, "stop"),
-    (UNKNOWN, False, 1, False, None, False, "retry_with_backoff"),
-    (UNKNOWN, False, 3, False, None, True, "stop"),
-    # writes provably not processed
-    (TEMP, True, 1, False, None, True, "retry_with_backoff"),
-    (TEMP, True, 3, False, None, True, "stop"),
+    (INVALID, False, 1, False, None, True, False, "fix_input"),
+    (INVALID, True, 1, True, None, True, False, "fix_input"),
+    (INVALID, True, 1, False, None, True, True, "fix_input"),  # beats an earlier unknown
+    (MISSING, False, 1, False, None, True, False, "search_first"),
+    (MISSING, True, 1, False, None, True, False, "search_first"),
+    (PERM, False, 1, False, None, True, False, "check_authorization"),
+    (PERM, True, 1, False, None, True, False, "check_authorization"),
+    (PERM, True, 1, True, None, True, True, "check_authorization"),
+    (FINAL, False, 1, False, None, True, False, "stop"),
+    (FINAL, True, 1, True, "found", True, False, "stop"),
+    (FINAL, True, 1, False, None, True, True, "stop_unknown"),  # an earlier one may have landed
+    # reads retry freely within bounds (an "earlier unknown" is about writes)
+    (TEMP, False, 1, False, None, True, False, "retry_with_backoff"),
+    (TEMP, False, 2, False, None, True, True, "retry_with_backoff"),
+    (TEMP, False, 3, False, None, True, False, "stop"),
+    (UNKNOWN, False, 1, False, None, False, False, "retry_with_backoff"),
+    (UNKNOWN, False, 3, False, None, True, False, "stop"),
+    # writes provably not processed, with no earlier unknown attempt
+    (TEMP, True, 1, False, None, True, False, "retry_with_backoff"),
+    (TEMP, True, 3, False, None, True, False, "stop"),
+    # ... after an earlier unknown attempt: the call's outcome is unknown
+    (TEMP, True, 1, False, None, True, True, "verify_state"),
+    (TEMP, True, 1, False, None, False, True, "stop_unknown"),
+    (TEMP, True, 3, False, None, False, True, "stop_unknown"),
+    (TEMP, True, 1, False, "nothing", True, True, "stop_unknown"),
+    (TEMP, True, 1, True, "nothing", True, True, "retry_with_backoff"),
+    (TEMP, True, 1, False, "found", True, True, "stop"),
     # a temporary write that is not provably "not_applied" is an unknown outcome
-    (TEMP_NO_STATE, True, 1, False, None, True, "verify_state"),
+    (TEMP_NO_STATE, True, 1, False, None, True, False, "verify_state"),
     (
         err("temporary_unavailable", "with_backoff", "applied"),
         True,
@@ -126,28 +136,40 @@ DECISIONS = [
         False,
         None,
         True,
+        False,
         "verify_state",
     ),  # fmt: skip
     # unknown outcome of a write
-    (UNKNOWN, True, 1, False, None, True, "verify_state"),
-    (UNKNOWN, True, 1, False, None, False, "stop_unknown"),
-    (UNKNOWN, True, 1, True, None, True, "retry_with_backoff"),
-    (UNKNOWN, True, 1, True, None, False, "retry_with_backoff"),
-    (UNKNOWN, True, 3, True, None, True, "stop_unknown"),
-    (UNKNOWN, True, 1, True, True, True, "retry_with_backoff"),
-    (UNKNOWN, True, 1, False, True, True, "retry_with_backoff"),
-    (UNKNOWN, True, 3, True, True, True, "stop"),
-    (UNKNOWN, True, 1, True, False, True, "stop"),
-    (UNKNOWN, True, 1, False, False, False, "stop"),
+    (UNKNOWN, True, 1, False, None, True, False, "verify_state"),
+    (UNKNOWN, True, 1, False, None, False, False, "stop_unknown"),
+    (UNKNOWN, True, 1, True, None, True, False, "verify_state"),  # the marker first
+    (UNKNOWN, True, 1, True, None, False, False, "retry_with_backoff"),
+    (UNKNOWN, True, 3, True, None, False, False, "stop_unknown"),
+    (UNKNOWN, True, 1, True, "nothing", True, False, "retry_with_backoff"),
+    (UNKNOWN, True, 1, False, "nothing", True, False, "stop_unknown"),  # no proof of absence
+    (UNKNOWN, True, 3, False, "nothing", True, False, "stop_unknown"),
+    (UNKNOWN, True, 3, True, "nothing", True, False, "stop_unknown"),
+    (UNKNOWN, True, 1, True, "found", True, False, "stop"),
+    (UNKNOWN, True, 3, False, "found", True, False, "stop"),
+    (UNKNOWN, True, 1, False, "found", False, False, "stop"),
 ]
 
 
 @pytest.mark.parametrize(
-    ("error", "is_write", "attempt", "same_key", "verified_absent", "can_verify", "action"),
+    (
+        "error",
+        "is_write",
+        "attempt",
+        "same_key",
+        "read_back",
+        "can_verify",
+        "earlier_unknown",
+        "action",
+    ),
     DECISIONS,
 )
 def test_decide_after_failure(
-    error, is_write, attempt, same_key, verified_absent, can_verify, action
+    error, is_write, attempt, same_key, read_back, can_verify, earlier_unknown, action
 ):
     decision = decide_after_failure(
         error,
@@ -155,12 +177,40 @@ def test_decide_after_failure(
         attempt=attempt,
         policy=POLICY,
         same_idempotency_key=same_key,
-        verified_absent=verified_absent,
+        read_back=read_back,
         can_verify=can_verify,
+        earlier_unknown=earlier_unknown,
     )
     assert isinstance(decision, Decision)
     assert decision.action == action
     assert decision.reason
+
+
+def test_a_read_back_that_found_nothing_never_licenses_a_resend_without_a_proven_key():
+    # the rule of chapter 05: "found nothing" while the request may be in flight is no proof
+    for error in (UNKNOWN, TEMP_NO_STATE):
+        for attempt in (1, 2):
+            decision = decide_after_failure(
+                error,
+                is_write=True,
+                attempt=attempt,
+                policy=POLICY,
+                same_idempotency_key=False,
+                read_back="nothing",
+            )
+            assert decision.action == "stop_unknown"
+
+
+def test_read_back_must_be_one_of_its_words():
+    with pytest.raises(ValueError, match="read_back"):
+        decide_after_failure(
+            UNKNOWN,
+            is_write=True,
+            attempt=1,
+            policy=POLICY,
+            same_idempotency_key=False,
+            read_back="absent",  # type: ignore[arg-type]
+        )
 
 
 def test_every_next_step_is_reachable():
@@ -172,22 +222,32 @@ def test_every_next_step_is_reachable():
     error=st.sampled_from([TEMP, TEMP_NO_STATE, UNKNOWN, INVALID, MISSING, PERM, FINAL]),
     attempt=st.integers(1, 10),
     same_key=st.booleans(),
+    read_back=st.sampled_from([None, "nothing", "found"]),
     can_verify=st.booleans(),
+    earlier_unknown=st.booleans(),
 )
-@settings(max_examples=100, deadline=None)
-def test_a_write_is_never_resent_blindly(error, attempt, same_key, can_verify):
-    """Without a key or a verified-absent read-back, a write retries only if provably not done."""
+@settings(max_examples=200, deadline=None)
+def test_a_write_is_never_resent_blindly(
+    error, attempt, same_key, read_back, can_verify, earlier_unknown
+):
+    """Without a proven key, a write is resent only if this attempt provably did nothing
+    and no earlier attempt may have landed; a "found" write is never resent."""
     decision = decide_after_failure(
         error,
         is_write=True,
         attempt=attempt,
         policy=RetryPolicy(max_attempts=5),
         same_idempotency_key=same_key,
-        verified_absent=None,
+        read_back=read_back,
         can_verify=can_verify,
+        earlier_unknown=earlier_unknown,
     )
-    if decision.action == "retry_with_backoff" and not same_key:
-        assert error is TEMP and attempt < 5
+    if decision.action == "retry_with_backoff":
+        assert attempt < 5
+        assert same_key or (error is TEMP and not earlier_unknown)
+    unknown = earlier_unknown or error in (UNKNOWN, TEMP_NO_STATE)
+    if unknown and read_back == "found" and error not in (INVALID, MISSING, PERM):
+        assert decision.action == "stop"
 
 
 @pytest.mark.parametrize("attempt", [0, -1, True, 1.0])
@@ -199,7 +259,6 @@ def test_decide_refuses_a_bad_attempt(attempt):
             attempt=attempt,
             policy=POLICY,
             same_idempotency_key=False,
-            verified_absent=None,
         )
 
 

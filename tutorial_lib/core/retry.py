@@ -18,7 +18,10 @@ There is ONE vocabulary for "what next": :data:`tutorial_lib.core.contracts.Next
 ``uniform(0, min(cap, base * 2**attempt))`` from a seeded ``random.Random``, honouring
 ``Retry-After`` (parsed by :func:`parse_retry_after`), bounded in count and in total.
 
-The decision table (``attempts left`` means ``attempt < policy.max_attempts``):
+The decision table (``attempts left`` means ``attempt < policy.max_attempts``; a write's
+outcome is *unknown* when this failure's ``operation_state`` is ``"unknown"``, or when an
+earlier attempt of the same call ended that way, ``earlier_unknown``: a later refusal does
+not undo a request that may have landed):
 
 =======================  =====  ======================================  ========================
 ``next_step(error)``     call   condition                               ``Decision.action``
@@ -26,36 +29,42 @@ The decision table (``attempts left`` means ``attempt < policy.max_attempts``):
 ``fix_input``            any    --                                      ``fix_input``
 ``search_first``         any    --                                      ``search_first``
 ``check_authorization``  any    --                                      ``check_authorization``
-``stop``                 any    --                                      ``stop``
-``retry_with_backoff``   read   attempts left / exhausted               ``retry_with_backoff`` /
-                                                                        ``stop``
-``verify_state``         read   attempts left / exhausted (a read       ``retry_with_backoff`` /
-                                changes nothing: repeating it is        ``stop``
+``stop``                 any    an earlier unknown attempt not found    ``stop_unknown``
+                                by a read-back / otherwise              / ``stop``
+``retry_with_backoff``   read   attempts left / exhausted (a read       ``retry_with_backoff`` /
+or ``verify_state``             changes nothing: repeating it is        ``stop``
                                 always harmless)
-``retry_with_backoff``   write  ``operation_state == "not_applied"``    ``retry_with_backoff`` /
-                                (provably not processed, e.g.           ``stop``
-                                connection refused, 429): attempts
-                                left / exhausted
-``verify_state``         write  read-back found the write               ``stop`` (it is done:
-                                (``verified_absent=False``)             report it, never resend)
-``verify_state``         write  read-back found nothing                 ``retry_with_backoff`` /
-                                (``verified_absent=True``): attempts    ``stop``
-                                left / exhausted
-``verify_state``         write  not verified, same idempotency key:     ``retry_with_backoff`` /
-                                the server deduplicates; attempts       ``stop_unknown``
-                                left / exhausted
-``verify_state``         write  not verified, no key, verification      ``verify_state``
-                                possible
-``verify_state``         write  not verified, no key, verification      ``stop_unknown``
-                                impossible
+``retry_with_backoff``   write  provably not processed               ``retry_with_backoff`` /
+                                (``operation_state == "not_applied"``,  ``stop``
+                                e.g. refused, 429, 409) and no earlier
+                                unknown: attempts left / exhausted
+any other                write  outcome unknown, read-back found it     ``stop`` (it is done:
+                                (``read_back="found"``)                 report it, never resend)
+any other                write  outcome unknown, not read back yet,     ``verify_state`` (the
+                                reading back possible                   marker check comes first,
+                                                                        keys or not)
+any other                write  outcome unknown, read back found        ``retry_with_backoff`` /
+                                ``"nothing"`` (or reading back is       ``stop_unknown``
+                                impossible), and the server has SHOWN
+                                it honours the same key: attempts left
+                                / exhausted
+any other                write  outcome unknown, read back found        ``stop_unknown``
+                                nothing (or cannot read back), no
+                                proven key
 =======================  =====  ======================================  ========================
 
-A write that failed with ``retry_with_backoff`` but without
-``operation_state == "not_applied"`` is not provably unprocessed, so it is handled like
-``verify_state`` (the rows below it). ``stop_unknown`` means: report the result as unknown and
-stop resending.
+``stop_unknown`` means: report the result as unknown (with the exact status check) and stop
+resending.
 
-Two lessons the table encodes:
+The rule behind the write rows: **resend only when the service reliably confirms that the
+write did not happen, or when a repeat is guaranteed to produce one record.** A refused
+connection, a 429 or a 409 confirm the first (for that request; not for an earlier one
+whose outcome is unknown). A key the server has *shown* it honours guarantees the second.
+A read-back that finds nothing guarantees neither: the lost request may still be in flight
+and land a moment later (the ``slow_commit`` fault of :mod:`tutorial_lib.emulator.faults`),
+so "found nothing" after an unknown outcome is ``stop_unknown``, never a licence to resend.
+
+Two more lessons the table encodes:
 
 - *Invalid argument, permission, unknown outcome* each allow something different: fix the
   input; check the authorization (other arguments will not help); find out what happened
@@ -68,13 +77,6 @@ Two lessons the table encodes:
   is still in flight, or a 422 if the payload changed; each answer is decided again. Keys
   are kept for a stated window (Stripe: at least 24 h), far longer than
   ``total_backoff_cap_s``.
-
-After a verified-absent read-back without a key, resending is the reconciliation step of real
-GitHub (which has no idempotency keys). It is only as good as the read-back: "absent" proves
-something only if the lost request can no longer land. A client that timed out does not know
-that; a slow server may still commit later (the ``slow_commit`` fault of
-:mod:`tutorial_lib.emulator.faults`), and then the resend makes a duplicate. Only server-side keys
-close that hole (a resend while the first request runs gets 409).
 """
 
 from __future__ import annotations
@@ -86,17 +88,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Literal
 
 from tutorial_lib.core.contracts import NextStep, next_step
 
 __all__ = [
     "Decision",
     "RetryPolicy",
+    "ReadBack",
     "backoff_schedule",
     "decide_after_failure",
     "parse_retry_after",
 ]
+
+#: What a read-back after an unknown outcome saw: the write (``"found"``), no trace of it
+#: (``"nothing"``: NOT proof of absence, the request may still land), or no read yet (None).
+ReadBack = Literal["found", "nothing"] | None
 
 #: Upper bound on ``RetryPolicy.max_attempts`` (gRPC treats more than 5 as 5).
 MAX_ATTEMPTS_LIMIT = 10
@@ -233,8 +240,9 @@ def decide_after_failure(
     attempt: int,
     policy: RetryPolicy,
     same_idempotency_key: bool,
-    verified_absent: bool | None,
+    read_back: ReadBack = None,
     can_verify: bool = True,
+    earlier_unknown: bool = False,
 ) -> Decision:
     """The next step after a failed call; see the decision table in the module docstring.
 
@@ -245,15 +253,20 @@ def decide_after_failure(
     - ``attempt``: calls made so far, the failed one included (1 after the first failure);
       a retry needs ``attempt < policy.max_attempts`` (and a wait left in
       :func:`backoff_schedule`, which the caller checks);
-    - ``same_idempotency_key``: the retry would resend the same business request with the
-      same key to a server that honours keys (so a duplicate is impossible);
-    - ``verified_absent``: the result of a read-back after an unknown outcome: True (the write
-      is not there), False (it is there), None (not verified);
+    - ``same_idempotency_key``: the retry resends the same business request with the same
+      key to a server that has SHOWN it honours keys (a replay, a 409 or a 422 about the
+      key), so a duplicate is impossible; a key the server has never acknowledged does not
+      count (a server that ignores the header would write twice);
+    - ``read_back``: what a read-back after the unknown outcome saw (:data:`ReadBack`);
     - ``can_verify``: whether a read-back is possible at all (False e.g. when reconciliation
-      is disabled); only matters while ``verified_absent`` is None.
+      is disabled); only matters while ``read_back`` is None;
+    - ``earlier_unknown``: an earlier attempt of this call ended with an unknown outcome
+      that nothing has settled since; then this failure's outcome is unknown too.
     """
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 1:
         raise ValueError(f"attempt counts calls made so far and must be >= 1, got {attempt!r}")
+    if read_back not in ("found", "nothing", None):
+        raise ValueError(f"read_back must be 'found', 'nothing' or None, got {read_back!r}")
     step = next_step(error)
     left = attempt < policy.max_attempts
     exhausted = f"{attempt} of {policy.max_attempts} attempts used"
@@ -269,6 +282,12 @@ def decide_after_failure(
             "access was refused: ask for permission; retrying will not help",
         )
     if step not in ("retry_with_backoff", "verify_state"):  # "stop": nothing can help
+        if is_write and earlier_unknown and read_back != "found":
+            return Decision(
+                "stop_unknown",
+                "retrying cannot help, and an earlier attempt may have landed: report the"
+                " result as unknown",
+            )
         return Decision("stop", "retrying cannot help: report the failure and stop")
 
     if not is_write:
@@ -278,7 +297,7 @@ def decide_after_failure(
             )
         return Decision("stop", f"a read kept failing ({exhausted}): report the failure")
 
-    if step == "retry_with_backoff" and state == "not_applied":
+    if step == "retry_with_backoff" and state == "not_applied" and not earlier_unknown:
         if left:
             return Decision(
                 "retry_with_backoff",
@@ -286,29 +305,28 @@ def decide_after_failure(
             )
         return Decision("stop", f"the write did not happen ({exhausted}): report not posted")
 
-    # A write whose outcome is unknown (or not provably "not applied").
-    if verified_absent is False:
+    # The outcome is unknown: this request, or an earlier one, may have landed.
+    if read_back == "found":
         return Decision("stop", "the read-back found the write: it is done, never resend it")
-    if verified_absent is True:
-        if left:
-            how = "the server deduplicates the key" if same_idempotency_key else "read back"
-            return Decision(
-                "retry_with_backoff", f"verified absent ({how}): resending posts it once"
-            )
-        return Decision("stop", f"verified absent ({exhausted}): report not posted")
+    if read_back is None and can_verify:
+        return Decision(
+            "verify_state", "outcome unknown: read back (look for the marker) before anything"
+        )
     if same_idempotency_key:
         if left:
             return Decision(
                 "retry_with_backoff",
-                "outcome unknown, but the same idempotency key makes a resend safe: the server"
-                " replays the first result instead of writing twice",
+                "outcome unknown, but the server has shown it honours the key: a resend"
+                " with the same key is replayed or refused, never written twice",
             )
         return Decision(
             "stop_unknown", f"outcome unknown ({exhausted}): report the result as unknown"
         )
-    if can_verify:
+    if read_back == "nothing":
         return Decision(
-            "verify_state", "outcome unknown and no idempotency key: read back before resending"
+            "stop_unknown",
+            "outcome unknown and the read-back found nothing: that is no proof (the request"
+            " may still land), so report unknown and stop resending",
         )
     return Decision(
         "stop_unknown",

@@ -1,17 +1,23 @@
 """Chapter 05's exercise tables, shared by the exercise and the tests.
 
 - :data:`WRITE_DECISION_CASES`: what to do after a failed write, for
-  ``decide(error, same_key, read_back, can_read_back, attempts_left)``. While there is
-  something left to do, the answer is a :data:`tutorial_lib.core.contracts.NextStep`
-  (``fix_input``, ``check_authorization``, ``retry_with_backoff``, ``verify_state``); when the
-  write stops, it is what the tool then reports, in the words of
-  :func:`tutorial_lib.github.writes.write_status` (``already_posted``, ``not_posted``,
-  ``unknown``). The expected answers are the
-  library's own: :func:`library_decision` asks
-  :func:`tutorial_lib.core.retry.decide_after_failure`, and the tests check that it passes
-  this table.
+  ``decide(error, same_key, read_back, can_read_back, attempts_left, earlier_unknown)``.
+  While there is something left to do, the answer is a
+  :data:`tutorial_lib.core.contracts.NextStep` (``fix_input``, ``check_authorization``,
+  ``retry_with_backoff``, ``verify_state``); when the write stops, it is what the tool then
+  reports, in the words of :func:`tutorial_lib.github.writes.write_status`
+  (``already_posted``, ``not_posted``, ``unknown``). The expected answers are the library's
+  own: :func:`library_decision` asks :func:`tutorial_lib.core.retry.decide_after_failure`,
+  and the tests check that it passes this table. There is a case for every rule, and for
+  every pair of rules where one takes priority over the other.
 - :data:`RECONCILE_CASES`: the read-back check, for ``reconcile(comments, key, body)``;
   :func:`tutorial_lib.github.writes.reconcile` passes it.
+
+The inputs of ``decide``: ``same_key`` (the resend carries the same idempotency key to a
+server that has SHOWN it honours keys), ``read_back`` (``"found"``, ``"absent"``: the
+read-back found no trace, which is NOT proof, or None: not read back), ``can_read_back``,
+``attempts_left``, ``earlier_unknown`` (an earlier attempt of this call had an unknown
+outcome that nothing has settled).
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ def library_decision(
     read_back: ReadBack,
     can_read_back: bool,
     attempts_left: bool,
+    earlier_unknown: bool = False,
 ) -> ContinuingStep | WriteStatus:
     """The library's decision after a failed write, in the exercise's seven words.
 
@@ -64,15 +71,16 @@ def library_decision(
     one that stops is answered with what the tool reports: ``stop_unknown`` is ``unknown``,
     ``stop`` is ``already_posted`` when the read-back found the write, else ``not_posted``.
     """
-    verified_absent = {None: None, "found": False, "absent": True}[read_back]
+    seen = {None: None, "found": "found", "absent": "nothing"}[read_back]
     decision = decide_after_failure(
         error,
         is_write=True,
         attempt=1 if attempts_left else WRITE_POLICY.max_attempts,
         policy=WRITE_POLICY,
         same_idempotency_key=same_key,
-        verified_absent=verified_absent,
+        read_back=seen,  # type: ignore[arg-type]
         can_verify=can_read_back,
+        earlier_unknown=earlier_unknown,
     )
     action = decision.action
     if action == "stop_unknown":
@@ -81,82 +89,179 @@ def library_decision(
         return action
     # "stop" (and "search_first", which a write to a named PR does not meet here): the write
     # is over; found by a read-back means it exists.
-    found = read_back == "found" and error.get("operation_state") == "unknown"
+    found = read_back == "found" and (error.get("operation_state") == "unknown" or earlier_unknown)
     return "already_posted" if found else "not_posted"
 
 
+def _case(label: str, args: tuple[Any, ...], expected: str, hint: str) -> Case:
+    # the sixth argument, earlier_unknown, is False unless a case says otherwise
+    return Case(label, args if len(args) == 6 else (*args, False), expected, hint)
+
+
 WRITE_DECISION_CASES: tuple[Case, ...] = (
-    Case(
+    # -- one case per rule
+    _case(
         "空正文（422）",
         (INVALID, False, None, True, True),
         "fix_input",
         "参数无效：改参数再调用，重发同样的内容没有用。",
     ),
-    Case(
+    _case(
         "token 不对（401）",
         (DENIED, False, None, True, True),
         "check_authorization",
         "没有权限：换参数也没用，请用户授权。",
     ),
-    Case(
+    _case(
         "不会改变的失败",
         (TOO_LARGE, False, None, True, True),
         "not_posted",
         "retry 为 never：如实报告没发，不要重试。",
     ),
-    Case(
+    _case(
         "连接被拒绝，还有次数",
         (REFUSED, False, None, True, True),
         "retry_with_backoff",
-        "连接被拒绝证明没执行：退避后可以重发。",
+        "连接被拒绝证明没执行，之前也没有结果未知的尝试：退避后可以重发。",
     ),
-    Case(
+    _case(
         "429，次数用完",
         (REFUSED, False, None, True, False),
         "not_posted",
         "确定没执行、也不能再试：报告没发。",
     ),
-    Case(
+    _case(
         "超时，可以读回",
         (TIMEOUT, False, None, True, True),
         "verify_state",
-        "结果未知、没有幂等键：先读回核对，不要直接重发。",
+        "结果未知：先读回核对，不要直接重发。",
     ),
-    Case(
+    _case(
         "超时，读回找到了",
         (TIMEOUT, False, "found", True, True),
         "already_posted",
         "找到了就是已经发出：绝不再发。",
     ),
-    Case(
-        "超时，读回确认没有",
+    _case(
+        "超时，读回没找到",
         (TIMEOUT, False, "absent", True, True),
+        "unknown",
+        "没找到不等于没发：丢失的请求可能还在路上。停下报告未知，不要重发。",
+    ),
+    _case(
+        "超时，读回没找到，有同一个键",
+        (TIMEOUT, True, "absent", True, True),
         "retry_with_backoff",
-        "确认没有、还有次数：可以再发一次。",
+        "服务器已经证明它认幂等键：同一个键重发只会被重放或被 409 拒绝，不会多出一条。",
     ),
-    Case(
-        "超时，读回没有，次数用完",
-        (TIMEOUT, False, "absent", True, False),
-        "not_posted",
-        "确认没有但不能再试：这时报告没发是真话。",
-    ),
-    Case(
-        "超时，有同一个幂等键",
+    _case(
+        "超时，有同一个键，不能读回",
         (TIMEOUT, True, None, False, True),
         "retry_with_backoff",
-        "服务器会重放第一次的结果：同一个键重发不会重复。",
+        "不能读回，但服务器认这个键：同一个键重发是安全的。",
     ),
-    Case(
-        "超时，有幂等键但次数用完",
+    _case(
+        "超时，有键但次数用完",
         (TIMEOUT, True, None, False, False),
         "unknown",
         "没查清又不能再试：报告未知，不能说没发。",
     ),
-    Case(
+    _case(
         "超时，不能读回也没有键",
         (TIMEOUT, False, None, False, True),
         "unknown",
-        "既没有幂等键也不能读回：状态无从得知，停下如实报告。",
+        "既没有可靠的幂等键也不能读回：状态无从得知，停下如实报告。",
+    ),
+    _case(
+        "先超时，后被拒绝，可以读回",
+        (REFUSED, False, None, True, True, True),
+        "verify_state",
+        "这次确实没执行，但之前那次结果未知：先读回核对它。",
+    ),
+    # -- pairs of rules: which one wins
+    _case(
+        "先超时，现在参数无效",
+        (INVALID, False, None, True, True, True),
+        "fix_input",
+        "参数无效排在最前：改参数（仍用同一个键）。",
+    ),
+    _case(
+        "有键，但 token 不对",
+        (DENIED, True, None, True, True),
+        "check_authorization",
+        "没有权限排在幂等键之前：键帮不了没有权限的请求。",
+    ),
+    _case(
+        "先超时，现在是不会改变的失败",
+        (TOO_LARGE, False, None, True, True, True),
+        "unknown",
+        "不能再试，但之前那次可能写成了：报告未知，不是没发。",
+    ),
+    _case(
+        "先超时，现在是不会改变的失败，读回找到了",
+        (TOO_LARGE, False, "found", True, True, True),
+        "already_posted",
+        "第一次其实写成了：找到了就报告已发出，哪怕这次的失败不能重试。",
+    ),
+    _case(
+        "先超时，后被 429，次数用完",
+        (REFUSED, False, None, False, False, True),
+        "unknown",
+        "最后一次确实没执行，但第一次可能写成了：结果未知不能被后来的拒绝覆盖。",
+    ),
+    _case(
+        "先超时，后被拒绝，读回没找到，没有键",
+        (REFUSED, False, "absent", True, True, True),
+        "unknown",
+        "这次没执行也证明不了第一次没落地：没找到仍是未知，不能再发。",
+    ),
+    _case(
+        "先超时，后被拒绝，有同一个键",
+        (REFUSED, True, "absent", True, True, True),
+        "retry_with_backoff",
+        "服务器认这个键：同一个键重发不会多出一条，可以退避后再发。",
+    ),
+    _case(
+        "先超时，后被拒绝，读回找到了",
+        (REFUSED, False, "found", True, True, True),
+        "already_posted",
+        "第一次其实写成了：找到了就报告已发出。",
+    ),
+    _case(
+        "有键，还能读回，尚未读回",
+        (TIMEOUT, True, None, True, True),
+        "verify_state",
+        "有键也先读回：服务器可能重启丢了键表，标记是第二道防线。",
+    ),
+    _case(
+        "有键，读回找到了",
+        (TIMEOUT, True, "found", True, True),
+        "already_posted",
+        "找到了就停：不必再发，哪怕有键。",
+    ),
+    _case(
+        "读回找到了，次数也用完了",
+        (TIMEOUT, False, "found", True, False),
+        "already_posted",
+        "找到了就是已发出：次数用没用完都一样。",
+    ),
+    _case(
+        "读回没找到，次数也用完了",
+        (TIMEOUT, False, "absent", True, False),
+        "unknown",
+        "没找到又不能再试：仍然只能报告未知。",
+    ),
+    _case(
+        "有键，读回没找到，次数用完",
+        (TIMEOUT, True, "absent", True, False),
+        "unknown",
+        "能重发的理由在，次数却没了：报告未知。",
+    ),
+    _case(
+        "被拒绝，有键，还有次数",
+        (REFUSED, True, None, True, True),
+        "retry_with_backoff",
+        "确定没执行：有没有键都可以退避后重发。",
     ),
 )
 

@@ -1332,6 +1332,17 @@ class InProcessHandle:
         """The transport every client of this emulator needs (it is the only way in)."""
         return InProcessTransport(self.server)
 
+    def finish_late_requests(self, timeout_s: float = _LATE_REQUEST_TIMEOUT_S) -> None:
+        """Wait until every request still running (a slow commit the client gave up on)
+        has landed, as the end of :func:`serve_in_process` does; re-raise a late error."""
+        self.server.finish_running(timeout_s)
+
+    def forget_idempotency_keys(self) -> None:
+        """What a server restart does to its key table: every key is forgotten (the store
+        keeps its comments). A keyed resend after this is a new request to the server."""
+        emulator = self.server.emulator
+        emulator.keys = IdempotencyKeys(emulator.keys.window_s)
+
 
 @contextmanager
 def serve_in_process(

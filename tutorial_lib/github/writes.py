@@ -10,10 +10,12 @@ bound to a :class:`WriteContext` when the registry is built
 
 ``github_pr_create_comment`` posts a conversation comment on a pull request. A write can
 fail in three places (the connection fails; it fails mid-way; it succeeds and the answer is
-lost), and only the first one proves that nothing happened. So the tool never simply
-"retries on error": after each failure :func:`tutorial_lib.core.retry.decide_after_failure`
-names the next step (a :data:`~tutorial_lib.core.contracts.NextStep`), and what happens
-next depends on what is *known* (:meth:`CommentWrite.after_failure`):
+lost), and only the first one proves that nothing happened. The rule the tool follows:
+**resend only when the service reliably confirms that the write did not happen, or when a
+repeat is guaranteed to produce one record.** After each failure
+:func:`tutorial_lib.core.retry.decide_after_failure` names the next step (a
+:data:`~tutorial_lib.core.contracts.NextStep`), and what happens next depends on what is
+*known* (:meth:`CommentWrite.after_failure`):
 
 ==========================================  ===============================================
 after the failure                           the tool
@@ -21,41 +23,63 @@ after the failure                           the tool
 invalid input / no permission               stops: ``not_posted`` (the next step is
                                             ``fix_input`` / ``check_authorization``)
 provably not processed (refused, 429, 409)  waits (full jitter, ``Retry-After``), resends
-outcome unknown (timeout, reset, 5xx),      resends with the SAME key: the server replays
-server honours ``Idempotency-Key``          the first answer instead of writing twice
-outcome unknown, no server keys,            reads the PR's comments back and looks for the
-reconciliation on (works on real GitHub)    key's marker: found -> ``already_posted``;
-                                            absent -> waits, resends once more
-outcome unknown, and neither is possible    stops: ``unknown``, with the exact status check
+and no earlier attempt of unknown outcome
+outcome unknown (timeout, reset, 5xx),      reads the PR's comments back and looks for the
+reconciliation on                           key's marker: found -> ``already_posted``
+... nothing found, the server has SHOWN     resends with the SAME key: the server replays
+it honours ``Idempotency-Key``              the first answer (or 409s) instead of writing
+... nothing found, no proven key            stops: ``unknown``, with the exact status
+                                            check (``next_tool``). "Found nothing" is no
+                                            proof: the lost request may still be in flight
+outcome unknown, reconciliation off         resends with a proven key, else ``unknown``
 ==========================================  ===============================================
 
 **The idempotency key** names one *business request* ("post this conclusion on PR 128"),
 not one HTTP request. The caller makes it once (e.g. ``uuid.uuid4().hex`` when the user
 confirms the action) and passes the same key to every attempt and every later call about
-the same request: that is what lets the server, or the read-back, recognise a repeat. A
-new key for a retry would defeat both.
+the same request: that is what lets the server, the ledger or the read-back recognise a
+repeat. A new key for a retry would defeat all three.
 
 **The marker.** Every posted body ends with ``<!-- tutorial-lib:idempotency-key=KEY -->``
 (an HTML comment: invisible when GitHub renders the comment). Real GitHub has no
-idempotency keys, so the marker is how a later read-back finds out whether a lost write
-landed. Without server keys and with reconciliation on, the tool's business check looks for
-the marker *before* the first attempt (:meth:`CommentWrite.pre_check`), so calling the tool
-again with the same key never posts twice.
+idempotency keys, so the marker is how a read-back finds out whether a lost write landed.
+With reconciliation on, execution looks for the marker *before* the first attempt
+(:meth:`CommentWrite.pre_check`), with or without server keys: the marker stays the second
+line of defence when a server restarts and loses its key table, or ignores keys.
+
+**Server keys are a capability the server must show.** ``WriteContext.server_keys`` only
+says "send ``Idempotency-Key``". The tool *relies* on keys (resends after an unknown
+outcome) only once this server has answered a keyed request as only a key-honouring
+server can (:meth:`WriteLedger.note_key_support`): a replay (``Idempotent-Replayed:
+true``), a 409 "still in progress" or a 422 "key used with another payload" about the key.
+Real GitHub never does, so against it the tool behaves as without keys.
+
+**The ledger** (:class:`WriteLedger`, ``WriteContext.ledger``) is what this process knows
+about its keyed writes: calls with the same key run one at a time (single flight: a second
+concurrent call waits for the first, then finds its result instead of posting), a key
+whose comment this process saw created answers ``already_posted`` at once, and a key with an
+attempt of unknown outcome is *unsettled*: a later call reads back first, and while the
+attempt may still land (``settle_after_s``) "found nothing" still means ``unknown``, so the
+user or the model can safely call again later with the same key.
 
 **The results** (:func:`write_status` maps an envelope to one of the four words):
 
 - ``posted``: success, ``data.status == "posted"``: this call created the comment;
 - ``already_posted``: success, ``data.status == "already_posted"``: the comment exists
-  (``evidence``: ``"replayed"`` by the server, or ``"found_by_marker"`` in a read-back);
-- ``not_posted``: failure with ``operation_state: "not_applied"`` and the reason's code;
+  (``evidence``: ``"replayed"`` by the server, ``"found_by_marker"`` in a read-back, or
+  ``"earlier_call"``: an earlier call of this process saw it created);
+- ``not_posted``: failure with ``operation_state: "not_applied"`` and the reason's code,
+  only when nothing can have landed (refused before or while sending, a 4xx, a 429 on a
+  call with no attempt of unknown outcome);
 - ``unknown``: failure ``outcome_unknown`` with ``operation_state: "unknown"``,
   ``retry: "after_status_check"`` and ``next_tool``: the exact
   ``github_pr_get_comment_status`` call that settles it.
 
-**A limit to know.** A read-back proves absence only if the lost request can no longer land.
-A server that commits *after* the client gave up (the ``slow_commit`` fault) defeats it: the
-read-back finds nothing, the resend posts, and then the slow request lands too. Only
-server-side keys close that hole (the resend gets 409 while the first is in flight).
+**What is not covered.** The ledger lives in one process (share one ledger between the
+contexts that talk to the same service). Two *processes* writing with the same key are
+protected only by server keys (one key table for all) or by the marker read-back, and the
+read-back has the in-flight hole: a request of the other process that is still running is
+invisible to it.
 
 Reads and writes retry differently: a failed read-back is simply read again (it changes
 nothing), within :data:`READ_BACK_POLICY`; a POST is resent only as the table above allows.
@@ -68,8 +92,10 @@ pass a recorder), and every step is appended to ``WriteContext.events`` (a
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
@@ -77,6 +103,7 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 from tutorial_lib.core.contracts import ContractError, OperationState
 from tutorial_lib.core.retry import (
     Decision,
+    ReadBack,
     RetryPolicy,
     backoff_schedule,
     decide_after_failure,
@@ -96,12 +123,14 @@ __all__ = [
     "CREATE_COMMENT_SPEC",
     "KEY_ARGUMENT_PATTERN",
     "MAX_BODY_CHARS",
+    "SETTLE_AFTER_S",
     "READ_BACK_POLICY",
     "WRITE_POLICY",
     "WRITE_SPECS",
     "CommentWrite",
     "WriteContext",
     "WriteEvent",
+    "WriteLedger",
     "WriteStatus",
     "find_marked",
     "marker",
@@ -128,6 +157,12 @@ WRITE_POLICY = RetryPolicy(base_s=0.5, cap_s=4.0, max_attempts=4, total_backoff_
 #: Read-backs are reads: retried on temporary failures, 3 reads at most, within the write's
 #: total backoff budget.
 READ_BACK_POLICY = RetryPolicy(base_s=0.25, cap_s=2.0, max_attempts=3, total_backoff_cap_s=4.0)
+
+#: How long after it was sent a request of unknown outcome may still land, by default: an
+#: ASSUMPTION about the service, not something a client can check (GitHub says it ends
+#: requests that take more than 10 s; the default leaves a wide margin). Until then a
+#: read-back that finds nothing is not proof of absence.
+SETTLE_AFTER_S = 60.0
 
 #: The four result words of a write (see :func:`write_status`).
 WriteStatus = Literal["posted", "already_posted", "not_posted", "unknown"]
@@ -175,7 +210,8 @@ def reconcile(comments: Sequence[Mapping[str, Any]], key: str, body: str) -> dic
 class WriteEvent:
     """One step of a write, for timelines and tests.
 
-    - ``step``: ``pre_check``, ``post``, ``failure``, ``read_back``, ``wait``, ``result``;
+    - ``step``: ``queued`` (waited for another call with the same key), ``pre_check``,
+      ``post``, ``failure``, ``read_back``, ``wait``, ``result``;
     - ``attempt``: POSTs made so far;
     - ``detail``: a line for people (its wording may change: tests read the fields below);
     - ``wait_s``: the backoff slept (``wait`` only);
@@ -193,19 +229,133 @@ class WriteEvent:
     operation_state: OperationState | None = None
 
 
+@dataclass(frozen=True)
+class _Done:
+    comment: Mapping[str, Any]
+    text: str
+
+
+class WriteLedger:
+    """What this process knows about its keyed writes to ONE service; thread-safe.
+
+    - **single flight**: :meth:`hold` lets one call per key run at a time; a second call
+      with the same key waits for the first to end, then finds what it did;
+    - **done keys**: the comment a call saw created or found (:meth:`note_done`); a later
+      call with the key and the same text answers ``already_posted`` without a request;
+    - **unsettled keys**: a key with an attempt of unknown outcome (:meth:`note_unknown`,
+      cleared by :meth:`note_done` or :meth:`forget_unsettled`); it :meth:`may_still_land`
+      for ``settle_after_s`` seconds after that attempt was sent;
+    - **key support**: whether the service has shown it honours ``Idempotency-Key``
+      (:meth:`note_key_support`, :attr:`keys_shown`).
+
+    Scope: one object per service per process, shared by every :class:`WriteContext` that
+    writes to that service (each context makes its own unless given one). It is state of
+    this process only: another process, or this one after a restart, knows nothing of it,
+    so the server's key table and the marker read-back remain the defences there.
+    ``clock`` is injectable for tests (``time.monotonic``).
+    """
+
+    def __init__(
+        self, *, settle_after_s: float = SETTLE_AFTER_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if not settle_after_s >= 0:
+            raise ValueError(f"settle_after_s must be >= 0, got {settle_after_s!r}")
+        self.settle_after_s = settle_after_s
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._key_locks: dict[str, threading.Lock] = {}
+        self._users: dict[str, int] = {}
+        self._done: dict[str, _Done] = {}
+        self._unsettled: dict[str, float] = {}  # key -> when its last unknown attempt was sent
+        self._support: str | None = None
+
+    @contextmanager
+    def hold(self, key: str) -> Iterator[bool]:
+        """Run the ``with`` block as the only call of ``key`` in this process; yields
+        whether it had to wait for another call first."""
+        with self._lock:
+            lock = self._key_locks.setdefault(key, threading.Lock())
+            self._users[key] = self._users.get(key, 0) + 1
+        waited = not lock.acquire(blocking=False)
+        if waited:
+            lock.acquire()
+        try:
+            yield waited
+        finally:
+            lock.release()
+            with self._lock:
+                self._users[key] -= 1
+                if not self._users[key]:  # nobody else holds or waits: forget the lock
+                    del self._users[key], self._key_locks[key]
+
+    def now(self) -> float:
+        """The ledger's clock."""
+        return self._clock()
+
+    def done(self, key: str) -> tuple[Mapping[str, Any], str] | None:
+        """The comment and text of ``key`` if a call saw it created or found, else None."""
+        with self._lock:
+            entry = self._done.get(key)
+        return (entry.comment, entry.text) if entry is not None else None
+
+    def note_done(self, key: str, comment: Mapping[str, Any], text: str) -> None:
+        """``key``'s comment exists (created, replayed or found): it is settled."""
+        with self._lock:
+            self._done[key] = _Done(dict(comment), text)
+            self._unsettled.pop(key, None)
+
+    def note_unknown(self, key: str, sent_at: float) -> None:
+        """An attempt of ``key`` sent at ``sent_at`` (the ledger's clock) may have landed."""
+        with self._lock:
+            self._unsettled[key] = max(sent_at, self._unsettled.get(key, sent_at))
+
+    def forget_unsettled(self, key: str) -> None:
+        """Proof arrived that no attempt of ``key`` can land any more (see
+        :meth:`CommentWrite.pre_check`)."""
+        with self._lock:
+            self._unsettled.pop(key, None)
+
+    def unsettled(self, key: str) -> bool:
+        """Whether an attempt of ``key`` had an unknown outcome that nothing has settled."""
+        with self._lock:
+            return key in self._unsettled
+
+    def may_still_land(self, key: str) -> bool:
+        """Whether such an attempt was sent less than ``settle_after_s`` ago."""
+        with self._lock:
+            sent = self._unsettled.get(key)
+        return sent is not None and self._clock() - sent < self.settle_after_s
+
+    def note_key_support(self, evidence: str) -> None:
+        """The service answered a keyed request as only a key-honouring server can
+        (``evidence``: what it did, e.g. ``"replayed"``)."""
+        with self._lock:
+            self._support = self._support or evidence
+
+    @property
+    def keys_shown(self) -> bool:
+        """Whether the service has shown it honours ``Idempotency-Key``."""
+        with self._lock:
+            return self._support is not None
+
+
 @dataclass
 class WriteContext:
     """What the write tools need, and how the write behaves; bound once per registry.
 
-    - ``server_keys``: the server honours ``Idempotency-Key`` (the emulator with
-      ``idempotency="optional"``; NOT real GitHub). Then an unknown outcome is settled by
-      resending with the same key;
+    - ``server_keys``: send ``Idempotency-Key`` with every POST. The tool RELIES on it (a
+      resend after an unknown outcome) only once the server has shown it honours keys
+      (:attr:`WriteLedger.keys_shown`); a server that ignores the header (real GitHub)
+      never shows it;
     - ``reconcile``: read the PR's comments back and look for the key's marker (works on
-      real GitHub). With both off, an unknown outcome stays unknown;
+      real GitHub), before the first POST and after an unknown outcome. With both off, an
+      unknown outcome stays unknown;
     - ``policy``: attempts and backoff bounds (:data:`WRITE_POLICY`);
     - ``sleep``: how to wait (``time.sleep``; tests pass a recorder);
     - ``seed``: the jitter seed; ``None`` derives it from the idempotency key, so one
       business request always gets the same schedule;
+    - ``ledger``: what this process knows about its keyed writes (:class:`WriteLedger`);
+      contexts writing to the same service should share one;
     - ``events``: every step of every call, appended (see :class:`WriteEvent`).
     """
 
@@ -215,6 +365,7 @@ class WriteContext:
     policy: RetryPolicy = WRITE_POLICY
     sleep: Callable[[float], None] = time.sleep
     seed: int | None = None
+    ledger: WriteLedger = field(default_factory=WriteLedger)
     events: list[WriteEvent] = field(default_factory=list)
 
 
@@ -287,16 +438,16 @@ def _value_error(name: str, value: Any, error: ValidationError) -> ContractError
 class CommentWrite:
     """One call of ``github_pr_create_comment``: its attempts, decisions, read-backs, waits.
 
-    The road drives it in two stations: the business check makes it and runs
-    :meth:`pre_check`; execution runs :meth:`run`, which posts and, after each failed POST,
-    lets :meth:`after_failure` decide. A call ends either with the ``data`` of a success
-    (:meth:`result`) or by raising the ContractError of a ``not_posted`` result
-    (:meth:`not_posted`) or an ``unknown`` one (:meth:`unknown`). Every step is recorded in
-    ``context.events``.
+    The road's execution station runs :meth:`run`: single flight on the key (the ledger),
+    :meth:`pre_check`, then post and, after each failed POST, let :meth:`after_failure`
+    decide. A call ends either with the ``data`` of a success (:meth:`result`) or by
+    raising the ContractError of a ``not_posted`` result (:meth:`not_posted`) or an
+    ``unknown`` one (:meth:`unknown`). Every step is recorded in ``context.events``.
     """
 
     def __init__(self, context: WriteContext, args: Mapping[str, Any]) -> None:
         self.context = context
+        self.ledger = context.ledger
         self.repository: str = args["repository"]
         self.pr: int = args["pr"]
         self.key: str = args["idempotency_key"]
@@ -310,83 +461,126 @@ class CommentWrite:
         self.retry_after: list[float | None] = []  # the Retry-After of each failed POST
         self.waited = 0  # backoff waits taken between POSTs
         self.slept = 0.0  # every wait of this call, read-back retries included
-        #: True while an earlier attempt may have landed and nothing has proved otherwise.
+        #: True while an attempt (of this call or an earlier one with the key) may have
+        #: landed and nothing has proved otherwise.
         self.unsettled = False
-        #: The comment the pre-check found already posted with this key (None: not found).
+        #: The comment found already posted with this key (None: not found).
         self.found: Mapping[str, Any] | None = None
 
-    # -- the two stations ------------------------------------------------------------------
-
-    def pre_check(self) -> None:
-        """Execution's first step: without server keys and with reconciliation on, look for
-        this key's marker before the first POST (found: the call will answer
-        already_posted). A key reused for another text, or a check that failed, ends the
-        call as not posted: it never risks a duplicate. It reads GitHub, so it runs only
-        after authorization and confirmation let the call through."""
-        context = self.context
-        if not context.reconcile or context.server_keys:
-            return
-        found = self.read_back("pre_check")
-        if isinstance(found, ContractError):
-            reused = found.code == "invalid_value"
-            why = (
-                "make a new key for a new comment"
-                if reused
-                else "the check for an earlier post failed"
-            )
-            self.not_posted(found, why)
-        self.found = found
+    # -- the station -----------------------------------------------------------------------
 
     def run(self) -> dict[str, Any]:
-        """Execution: the pre-check, then post (again) until a success or a decision to stop."""
-        context = self.context
+        """Execution: one call per key at a time, the pre-check, then post (again) until a
+        success or a decision to stop."""
+        with self.ledger.hold(self.key) as waited:
+            if waited:
+                self.record("queued", "waited for another call with the same key to end")
+            return self.run_alone()
+
+    def run_alone(self) -> dict[str, Any]:
+        """:meth:`run` once this call holds the key."""
         self.pre_check()
         if self.found is not None:
-            return self.result("already_posted", self.found, "found_by_marker")
+            return self.found_result()
         while True:
             self.attempt += 1
             self.record("post", f"POST with key {self.key}")
+            sent_at = self.ledger.now()
             try:
-                posted = context.client.post_issue_comment(
+                posted = self.context.client.post_issue_comment(
                     self.repository,
                     self.pr,
                     self.body,
-                    idempotency_key=self.key if context.server_keys else None,
+                    idempotency_key=self.key if self.context.server_keys else None,
                 )
             except ContractError as exc:
                 failed = exc
             else:
+                if posted.replayed:
+                    self.ledger.note_key_support("replayed")
                 status: WriteStatus = "already_posted" if posted.replayed else "posted"
                 evidence = "replayed" if posted.replayed else "created"
                 return self.result(status, posted.comment, evidence)
             # decided outside the `except`: a result raised here is not "during" that error
-            outcome = self.after_failure(failed)
+            outcome = self.after_failure(failed, sent_at)
             if outcome is not None:
                 return outcome
 
+    def pre_check(self) -> None:
+        """Before the first POST: what do this process and GitHub already know of the key?
+
+        - the ledger saw its comment: found (a different text: the key was reused);
+        - an earlier attempt of unknown outcome: the call starts *unsettled*;
+        - with reconciliation on, the marker is looked for (with or without server keys:
+          keys may be lost in a restart, or ignored): found -> already_posted; reused for
+          another text -> not_posted (``invalid_value``); the read failed -> not_posted, or
+          unknown while unsettled;
+        - nothing found while unsettled: if that attempt may still land and the server has
+          not shown it honours keys, the call stops ``unknown`` without posting; once
+          ``settle_after_s`` has passed, this read-back is the proof that it did not land.
+
+        It reads GitHub, so it runs in execution: only after authorization and
+        confirmation let the call through.
+        """
+        context, ledger = self.context, self.ledger
+        done = ledger.done(self.key)
+        if done is not None:
+            comment, text = done
+            if text.strip() != self.text.strip():
+                self.not_posted(_key_reused(self.key), "make a new key for a new comment")
+            self.found = comment
+            return
+        self.unsettled = ledger.unsettled(self.key)
+        if context.reconcile:
+            found = self.read_back("pre_check")
+            if isinstance(found, ContractError):
+                if self.unsettled:
+                    self.unknown("an earlier attempt may have landed and the check failed")
+                reused = found.code == "invalid_value"
+                why = (
+                    "make a new key for a new comment"
+                    if reused
+                    else "the check for an earlier post failed"
+                )
+                self.not_posted(found, why)
+            if found is not None:
+                self.found = found
+                return
+            if self.unsettled and not ledger.may_still_land(self.key):
+                ledger.forget_unsettled(self.key)  # it cannot land any more: absent is proof
+                self.unsettled = False
+        if self.unsettled and not self.keys_proven():
+            self.unknown(
+                "an earlier attempt with this key may still land, and nothing found proves"
+                " it did not: posting now could make a second copy"
+            )
+
+    def keys_proven(self) -> bool:
+        """Whether a resend with the same key is guaranteed not to write twice: this tool
+        sends keys AND the server has shown it honours them."""
+        return self.context.server_keys and self.ledger.keys_shown
+
     # -- after a failed POST -----------------------------------------------------------------
 
-    def after_failure(self, error: ContractError) -> dict[str, Any] | None:
-        """Decide what to do after a failed POST, and do it.
+    def after_failure(self, error: ContractError, sent_at: float) -> dict[str, Any] | None:
+        """Decide what to do after a failed POST (sent at ``sent_at``), and do it.
 
         Returns None for "post again" (the backoff wait has been slept), or the data of an
         already_posted result (a read-back found the comment); raises the ContractError of
         a not_posted or unknown result. The decision is
         :func:`tutorial_lib.core.retry.decide_after_failure`'s; an unknown outcome stays
-        unknown until a read-back (or the server's replay) proves otherwise.
+        unknown until the comment is found or the server replays it: a read-back that
+        finds nothing proves nothing (the request may still be in flight).
         """
-        state = self.record_failure(error)
-        decision = self.decide(error, state, verified_absent=None)
+        state = self.record_failure(error, sent_at)
+        decision = self.decide(error, state, read_back=None)
         if decision.action == "verify_state":
             found = self.read_back("read_back")
             if isinstance(found, ContractError):  # the key was reused, or the read failed
-                if found.code == "invalid_value":
-                    self.not_posted(found, "make a new key for a new comment")
-                self.unknown("the read-back after the failure failed too")
+                self.unknown(f"the read-back after the failure failed too ({found.code})")
             if found is not None:
-                return self.result("already_posted", found, "found_by_marker")
-            self.unsettled = False  # verified absent: the lost request did not land
-            decision = self.decide(error, state, verified_absent=True)
+                return self.found_result(found)
+            decision = self.decide(error, state, read_back="nothing")
         if decision.action == "retry_with_backoff":
             if self.wait_before_retry(decision.reason):
                 return None
@@ -395,12 +589,16 @@ class CommentWrite:
             self.unknown(decision.reason)
         self.not_posted(error, decision.reason)
 
-    def record_failure(self, error: ContractError) -> OperationState:
-        """Note a failed POST (event, Retry-After) and return the state it left: the error's
-        own (``"unknown"`` after ``outcome_unknown``: it may have landed)."""
+    def record_failure(self, error: ContractError, sent_at: float) -> OperationState:
+        """Note a failed POST (event, Retry-After, what it shows of the server's keys) and
+        return the state it left: the error's own (``"unknown"`` after
+        ``outcome_unknown``: it may have landed, and the ledger is told)."""
         state = error.operation_state
         if state == "unknown":
             self.unsettled = True
+            self.ledger.note_unknown(self.key, sent_at)
+        if self.context.server_keys and _about_the_key(error):
+            self.ledger.note_key_support(f"HTTP {error.log.get('status')} about the key")
         self.retry_after.append(retry_after_seconds(error))
         self.record(
             "failure",
@@ -411,17 +609,19 @@ class CommentWrite:
         return state
 
     def decide(
-        self, error: ContractError, state: OperationState, *, verified_absent: bool | None
+        self, error: ContractError, state: OperationState, *, read_back: ReadBack
     ) -> Decision:
         """:func:`~tutorial_lib.core.retry.decide_after_failure` for this write, now."""
+        this_unknown = state == "unknown"
         return decide_after_failure(
             error.to_dict(state),
             is_write=True,
             attempt=self.attempt,
             policy=self.context.policy,
-            same_idempotency_key=self.context.server_keys,
-            verified_absent=verified_absent,
+            same_idempotency_key=self.keys_proven(),
+            read_back=read_back,
             can_verify=self.context.reconcile,
+            earlier_unknown=self.unsettled and not this_unknown,
         )
 
     def wait_before_retry(self, reason: str) -> bool:
@@ -454,12 +654,7 @@ class CommentWrite:
         if check["state"] == "found":
             return next(c for c in comments if c["id"] == check["comment_id"])
         if check["state"] == "key_reused":
-            return ContractError(
-                "invalid_value",
-                "this idempotency key was already used for a different comment",
-                field="idempotency_key",
-                received=self.key,
-            )
+            return _key_reused(self.key)
         return None
 
     def read_comments(self, step: str) -> list[dict[str, Any]] | ContractError:
@@ -480,7 +675,6 @@ class CommentWrite:
                     attempt=attempt,
                     policy=READ_BACK_POLICY,
                     same_idempotency_key=False,
-                    verified_absent=None,
                 )
                 if decision.action != "retry_with_backoff":
                     return exc
@@ -506,7 +700,9 @@ class CommentWrite:
     def result(
         self, status: WriteStatus, comment: Mapping[str, Any], evidence: str
     ) -> dict[str, Any]:
-        """The ``data`` of a success: ``posted`` or ``already_posted``, with its evidence."""
+        """The ``data`` of a success: ``posted`` or ``already_posted``, with its evidence;
+        the ledger now knows the key is done."""
+        self.ledger.note_done(self.key, comment, self.text)
         self.record("result", f"{status} ({evidence})")
         return {
             "status": status,
@@ -519,9 +715,22 @@ class CommentWrite:
             "attempts": self.attempt,
         }
 
+    def found_result(self, comment: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The ``already_posted`` data for the comment found (by default the pre-check's):
+        evidence ``earlier_call`` when the ledger knew it, else ``found_by_marker``."""
+        found = comment if comment is not None else self.found
+        assert found is not None
+        known = self.ledger.done(self.key)
+        evidence = "earlier_call" if comment is None and known is not None else "found_by_marker"
+        return self.result("already_posted", found, evidence)
+
     def not_posted(self, error: ContractError, reason: str) -> NoReturn:
         """End the call as ``not_posted``: ``error``'s code and fields, ``reason`` as the
-        suggestion, ``operation_state: "not_applied"``."""
+        suggestion, ``operation_state: "not_applied"``. Only for a call where nothing can
+        have landed: while unsettled, or for an ``outcome_unknown`` error, it ends the call
+        as :meth:`unknown` instead (an envelope never says both)."""
+        if self.unsettled or error.code == "outcome_unknown":
+            self.unknown(reason)
         self.record("result", f"not_posted: {reason}")
         fields = {k: v for k, v in error.fields.items() if k != "suggestion"}
         raise ContractError(
@@ -561,6 +770,23 @@ class CommentWrite:
         """Append a :class:`WriteEvent` to ``context.events``."""
         event = WriteEvent(step, self.attempt, detail, wait_s, code, operation_state)
         self.context.events.append(event)
+
+
+def _key_reused(key: str) -> ContractError:
+    return ContractError(
+        "invalid_value",
+        "this idempotency key was already used for a different comment",
+        field="idempotency_key",
+        received=key,
+    )
+
+
+def _about_the_key(error: ContractError) -> bool:
+    """Whether a failed keyed POST shows the server honours keys: a 409 "still in progress"
+    or a 400/422 about the key, with the server's message naming ``Idempotency-Key``."""
+    status = error.log.get("status")
+    named = "idempotency-key" in str(error.log.get("github_message") or "").lower()
+    return status in (400, 409, 422) and named
 
 
 def _text(comment: Mapping[str, Any]) -> str:
@@ -603,15 +829,21 @@ def _create(context: WriteContext, args: Mapping[str, Any], checked: None) -> di
 def _comment_status(
     context: WriteContext, args: Mapping[str, Any], checked: None
 ) -> dict[str, Any]:
-    """Execution of github_pr_get_comment_status: read the comments, look for the marker."""
+    """Execution of github_pr_get_comment_status: read the comments, look for the marker.
+
+    ``absent`` comes with ``may_still_land``: whether this process sent an attempt of
+    unknown outcome with the key less than ``settle_after_s`` ago (then "absent" is not
+    proof yet). A comment found settles the key in the ledger."""
     repository, pr, key = args["repository"], args["pr"], args["idempotency_key"]
     comments = context.client.list_issue_comments(repository, pr)
-    found = find_marked(comments, key)
+    found = sorted(find_marked(comments, key), key=lambda c: c["id"])
     data: dict[str, Any] = {"repository": repository, "pr": pr, "idempotency_key": key}
     if found:
-        data.update(state="posted", comment_id=found[0]["id"], url=found[0].get("html_url"))
+        comment = found[0]
+        data.update(state="posted", comment_id=comment["id"], url=comment.get("html_url"))
+        context.ledger.note_done(key, comment, _text(comment)[: -len(marker(key))])
     else:
-        data["state"] = "absent"
+        data.update(state="absent", may_still_land=context.ledger.may_still_land(key))
     data["comments_checked"] = len(comments)
     return data
 
@@ -621,10 +853,11 @@ CREATE_COMMENT_DESCRIPTION = (
     " Writes to GitHub (visible to everyone on the PR).\n"
     "Make ONE idempotency_key per comment and reuse it unchanged if you call again for the"
     " same comment. Results: ok with data.status 'posted' (created now) or 'already_posted'"
-    " (it existed: replayed or found); or an error whose operation_state says what is true:"
-    " 'not_applied' (nothing was posted; the code says why) or 'unknown' (it may exist:"
-    " call next_tool, github_pr_get_comment_status, before anything else; never post again"
-    " with a new key). The posted text ends with an invisible marker line"
+    " (it existed: replayed, found, or seen by an earlier call); or an error whose"
+    " operation_state says what is true: 'not_applied' (nothing was posted; the code says"
+    " why) or 'unknown' (it may exist: call next_tool, github_pr_get_comment_status, before"
+    " anything else; calling this tool again later with the SAME key is safe, it checks"
+    " first; never post again with a new key). The posted text ends with an invisible marker line"
     " (<!-- tutorial-lib:idempotency-key=... -->) that lets a later check find it.\n"
     'Example: {"repository": "example/shop", "pr": 128, "body": "Summary: ...",'
     ' "idempotency_key": "review-128-summary-1"}'
@@ -632,9 +865,9 @@ CREATE_COMMENT_DESCRIPTION = (
 
 COMMENT_STATUS_DESCRIPTION = (
     "Check whether the comment written with idempotency_key exists on the pull request:"
-    " data.state 'posted' (with comment_id) or 'absent'. Read-only. Use it after"
-    " github_pr_create_comment answered operation_state 'unknown'. 'absent' is proof only"
-    " when no request with this key can still land."
+    " data.state 'posted' (with comment_id) or 'absent' (with may_still_land: true while"
+    " a request with this key may still be in flight, so 'absent' is not proof yet)."
+    " Read-only. Use it after github_pr_create_comment answered operation_state 'unknown'."
     ' Example: {"repository": "example/shop", "pr": 128,'
     ' "idempotency_key": "review-128-summary-1"}'
 )
