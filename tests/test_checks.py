@@ -13,10 +13,13 @@ from hypothesis import strategies as st
 
 from tutorial_lib.core.time_limit import TimeLimit
 from tutorial_lib.course.checks import (
+    MISSING,
     NOT_IMPLEMENTED_VERDICT,
     Case,
     check,
+    check_hidden,
     describe,
+    differences,
     first_difference,
     run_cases,
 )
@@ -84,9 +87,71 @@ def test_nested_difference_names_the_place():
     expected = {"lines": [{"number": 2, "text": "b"}]}
     got = {"lines": [{"number": 1, "text": "b"}]}
     assert first_difference(expected, got) == "在 ['lines'][0]['number'] 处：期望 2，实际 1"
-    assert first_difference({"a": 1}, {}) == "缺少键 'a'"
-    assert first_difference({}, {"b": 1}) == "多出键 'b'"
+    assert first_difference({"a": 1}, {}) == "缺少键 'a'（应为 1）"
+    assert first_difference({}, {"b": 1}) == "多出键 'b'（值为 1）"
     assert first_difference([1, 2], [1]) == "长度不同：期望 2 项，实际 1 项"
+
+
+def test_every_difference_is_listed_not_only_the_first():
+    expected = {"code": "x", "field": "path", "retry": "never", "items": [1, 2]}
+    got = {"code": "y", "retry": None, "items": [1, 3, 4], "extra": 0}
+    assert differences(expected, got) == [
+        "在 ['code'] 处：期望 'x'，实际 'y'",
+        "缺少键 'field'（应为 'path'）",
+        "在 ['retry'] 处：类型不同：期望 str，实际 NoneType",
+        "在 ['items'][1] 处：期望 2，实际 3",
+        "在 ['items'] 处：长度不同：期望 2 项，实际 3 项",
+        "多出键 'extra'（值为 0）",
+    ]
+    lines = run_cases(lambda: got, [Case("c", (), expected, "h")]).lines()
+    assert "      差异（6 处）：" in lines
+    assert "        - 缺少键 'field'（应为 'path'）" in lines
+
+
+def test_a_key_function_marks_a_missing_key_as_missing_not_none():
+    def shape(result):
+        return {name: result.get(name, MISSING) for name in ("code", "retry")}
+
+    report = run_cases(
+        lambda: {"code": "x"}, [Case("c", (), {"code": "x", "retry": "never"})], key=shape
+    )
+    assert report.results[0].detail == "在 ['retry'] 处：缺少这个键（应为 'never'）"
+    assert "      实际：{'code': 'x', 'retry': <缺少>}" in report.lines()
+
+
+def test_the_whole_input_of_a_failing_case_is_shown():
+    args = {"path": "a" * 4097, "start": 1, "count": 2, "z": list(range(60))}
+    lines = run_cases(lambda a: 0, [Case("c", (args,), 1)]).lines()
+    call = lines[2]
+    assert "（共 4097 个字符）" in call and "'count': 2" in call and "59]" in call
+
+
+def test_a_case_can_bring_its_own_key_and_call():
+    cases = [
+        Case("k", (3,), 12, key=lambda r: r * 2),
+        Case("v", (3,), [2, 4], via=lambda f, x: [f(1), f(x) - 3], shown_call="{function} twice"),
+    ]
+    report = run_cases(double, cases)
+    assert [r.status for r in report.results] == ["pass", "fail"]
+    assert "      调用：double twice" in report.lines()
+
+
+def test_hidden_checks_print_one_line_or_raise_with_the_failing_cases(capsys):
+    check_hidden(double, CASES)
+    assert capsys.readouterr().out == "隐藏测试 double：2 个生成的输入，结果都与参考实现一致。\n"
+    many = [Case(f"c{i}", (i,), 2 * i) for i in range(10)]
+    with pytest.raises(AssertionError, match="3 of 3 generated inputs differ"):
+        check_hidden(lambda x: -1, many)
+    out = capsys.readouterr().out
+    assert "其余 7 个未运行" in out and "✗ c0" in out and "✗ c3" not in out
+
+
+def test_hidden_checks_of_a_stub_raise_not_implemented():
+    def stub(x):
+        raise NotImplementedError()
+
+    with pytest.raises(NotImplementedError):
+        check_hidden(stub, CASES)
 
 
 def test_infinite_loop_is_cut_off_in_the_main_thread():

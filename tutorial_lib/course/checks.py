@@ -5,6 +5,12 @@ case, and for a failing case what went in, what was expected, what came back and
 It never lets a learner's bug escape as a traceback and never hangs: exceptions, wrong
 types, ``None`` and infinite loops (a per-case time limit) all become report lines.
 
+A failing case's report names the place that differs (``['field']``), says a missing key
+is missing (never "None"), lists every difference rather than the first one only, and
+shows the whole input. :func:`check_hidden` runs generated cases (an exercise's hidden
+tests: the learner's function against the library's reference) and raises on a mismatch,
+as an autograder expects.
+
 The output is deterministic (no timings, no memory addresses), so nbval can compare it.
 """
 
@@ -21,12 +27,16 @@ from typing import Any, Literal
 from tutorial_lib.core.time_limit import TimeLimit
 
 __all__ = [
+    "MISSING",
     "NOT_IMPLEMENTED_VERDICT",
     "Case",
     "CaseResult",
     "CheckReport",
     "check",
+    "check_hidden",
     "describe",
+    "describe_whole",
+    "differences",
     "first_difference",
     "run_cases",
 ]
@@ -44,6 +54,27 @@ _MARKS: dict[Status, str] = {
     "not_implemented": "…",
 }
 _MAX_REPR = 160
+#: A failing case lists at most this many differences, then says how many more there are.
+_MAX_DIFFERENCES = 20
+#: In a whole input, a string longer than this shows its start and its length.
+_LONG_TEXT = 60
+#: The whole rendering of one value stops here (a safety net, never reached by the tables).
+_MAX_WHOLE = 2000
+
+
+class _Missing:
+    """The type of :data:`MISSING`."""
+
+    def __repr__(self) -> str:
+        return "<缺少>"
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Missing:
+        return self
+
+
+#: What a ``key`` function puts where the learner's result has no such key
+#: (``result.get(name, MISSING)``), so the report says "missing", not "None".
+MISSING: Any = _Missing()
 
 
 @dataclass(frozen=True)
@@ -52,7 +83,11 @@ class Case:
 
     ``args`` are passed positionally and ``kwargs`` by name. Both are deep-copied before
     each call, so a function that mutates its input cannot change later cases.
-    ``hint`` is shown only when the case fails: name the likely mistake, not the answer.
+    ``hint`` is shown only when the case fails: name the rule it tests, not the answer.
+    ``key`` (optional) maps this case's return value to what is compared, instead of the
+    ``key`` given to :func:`check`. ``via`` (optional) makes the call: ``via(function,
+    *args, **kwargs)`` instead of ``function(*args, **kwargs)``, for a case that needs two
+    calls; ``shown_call`` then says what it does (``{function}`` stands for the name).
     """
 
     name: str
@@ -60,11 +95,16 @@ class Case:
     expected: Any = None
     hint: str = ""
     kwargs: Mapping[str, Any] = field(default_factory=dict)
+    key: Callable[[Any], Any] | None = None
+    via: Callable[..., Any] | None = None
+    shown_call: str = ""
 
     def call_text(self, function_name: str) -> str:
-        """The call as a learner would type it, e.g. ``line_at(['a'], 0)``."""
-        parts = [describe(a) for a in self.args]
-        parts += [f"{k}={describe(v)}" for k, v in self.kwargs.items()]
+        """The call as a learner would type it, e.g. ``line_at(['a'], 0)``: the whole input."""
+        if self.shown_call:
+            return self.shown_call.replace("{function}", function_name)
+        parts = [describe_whole(a) for a in self.args]
+        parts += [f"{k}={describe_whole(v)}" for k, v in self.kwargs.items()]
         return f"{function_name}({', '.join(parts)})"
 
 
@@ -76,6 +116,8 @@ class CaseResult:
     status: Status
     got: str = ""
     detail: str = ""
+    #: Every difference found (``detail`` is the first), in the order they were found.
+    all_details: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -125,10 +167,14 @@ class CheckReport:
                 continue
             out.append(f"      调用：{result.case.call_text(name)}")
             if result.status == "fail":
-                out.append(f"      期望：{describe(result.case.expected)}")
+                out.append(f"      期望：{describe_whole(result.case.expected)}")
                 out.append(f"      实际：{result.got}")
-                if result.detail:
-                    out.append(f"      差异：{result.detail}")
+                details = result.all_details or ((result.detail,) if result.detail else ())
+                if len(details) == 1:
+                    out.append(f"      差异：{details[0]}")
+                elif details:
+                    out.append(f"      差异（{len(details)} 处）：")
+                    out += [f"        - {line}" for line in details]
             elif result.status == "error":
                 out.append(f"      异常：{result.got}")
             else:
@@ -181,6 +227,53 @@ def run_cases(
     return CheckReport(function_name=name, results=results, time_limit_s=time_limit_s)
 
 
+def check_hidden(
+    function: Callable[..., Any],
+    cases: Sequence[Case],
+    *,
+    key: Callable[[Any], Any] | None = None,
+    time_limit_s: float = 1.0,
+    stop_after: int = 3,
+) -> None:
+    """Hidden tests: run generated ``cases`` and raise ``AssertionError`` on any failure.
+
+    The cases come from a generator that computed each expected value with the library's
+    reference, so a function written for the visible cases only fails here. On success
+    it prints one line; on failure the report of the first ``stop_after`` failing cases
+    (later cases are not run: a looping function would otherwise cost a second per case)
+    and raises, so nbgrader's autograder marks the cell as failed. A function that still
+    raises ``NotImplementedError`` raises it again.
+    """
+    if not callable(function):
+        raise TypeError(f"check_hidden() needs a function, got {describe(function)}")
+    if not cases:
+        raise ValueError("check_hidden() needs at least one Case")
+    name = getattr(function, "__name__", type(function).__name__)
+    failed: list[CaseResult] = []
+    ran = 0
+    for case in cases:
+        result = _run_one(function, case, key, time_limit_s)
+        ran += 1
+        if result.status == "not_implemented":
+            raise NotImplementedError(f"{name} is not implemented yet")
+        if not result.passed:
+            failed.append(result)
+            if len(failed) >= stop_after:
+                break
+    if not failed:
+        print(f"隐藏测试 {name}：{ran} 个生成的输入，结果都与参考实现一致。")
+        return
+    report = CheckReport(name, tuple(failed), time_limit_s)
+    lines = report.lines()[1:-1]  # the failing cases only, without header and summary
+    skipped = len(cases) - ran
+    later = f"，其余 {skipped} 个未运行" if skipped else ""
+    print(f"隐藏测试 {name}：与参考实现不一致（运行了 {ran} 个生成的输入{later}）")
+    print("\n".join(lines))
+    raise AssertionError(
+        f"{name}: {len(failed)} of {ran} generated inputs differ from the reference"
+    )
+
+
 def _run_one(
     function: Callable[..., Any],
     case: Case,
@@ -189,9 +282,13 @@ def _run_one(
 ) -> CaseResult:
     args = copy.deepcopy(case.args)
     kwargs = copy.deepcopy(dict(case.kwargs))
+    key = case.key if case.key is not None else key
     try:
         with _time_limit(limit_s):
-            value = function(*args, **kwargs)
+            if case.via is not None:
+                value = case.via(function, *args, **kwargs)
+            else:
+                value = function(*args, **kwargs)
     except _CaseTimeout:
         return CaseResult(case, "timeout")
     except NotImplementedError:
@@ -207,59 +304,71 @@ def _run_one(
             return CaseResult(
                 case,
                 "fail",
-                got=describe(value),
+                got=describe_whole(value),
                 detail=f"返回值的形状不对，无法取出要比较的部分（{_describe_exception(exc)}）",
             )
-    difference = first_difference(case.expected, value)
-    if difference is None:
+    found = differences(case.expected, value)
+    if not found:
         return CaseResult(case, "pass")
     # For two plain values of the same type, "expected X, got Y" already says it all.
     same_scalar_type = type(case.expected) is type(value) and not isinstance(
         value, (Mapping, list, tuple)
     )
+    if same_scalar_type:
+        return CaseResult(case, "fail", got=describe_whole(value))
+    if len(found) > _MAX_DIFFERENCES:
+        more = len(found) - _MAX_DIFFERENCES
+        found = [*found[:_MAX_DIFFERENCES], f"……另外还有 {more} 处不同"]
     return CaseResult(
-        case, "fail", got=describe(value), detail="" if same_scalar_type else difference
+        case, "fail", got=describe_whole(value), detail=found[0], all_details=tuple(found)
     )
 
 
 def first_difference(expected: Any, got: Any, where: str = "") -> str | None:
-    """Describe the first place where ``got`` differs from ``expected``, or None if equal.
+    """The first entry of :func:`differences`, or None if the two values are equal."""
+    found = differences(expected, got, where)
+    return found[0] if found else None
+
+
+def differences(expected: Any, got: Any, where: str = "") -> list[str]:
+    """Every place where ``got`` differs from ``expected`` (``[]`` if they are equal).
 
     Stricter than ``==``: ``True`` is not ``1``, ``1.0`` is not ``1``, a tuple is not a
     list. That strictness is the point: a tool contract that says "integer" means it.
+    Each entry names the place (``在 ['field'] 处``); a key that is absent, or marked
+    :data:`MISSING` by a ``key`` function, is reported as missing, not as a value.
     """
     at = f"在 {where} 处：" if where else ""
+    if got is MISSING and expected is not MISSING:
+        return [f"{at}缺少这个键（应为 {describe(expected)}）"]
     if type(expected) is not type(got) and not (
         isinstance(expected, Mapping) and isinstance(got, Mapping)
     ):
-        return f"{at}类型不同：期望 {type(expected).__name__}，实际 {type(got).__name__}"
+        return [f"{at}类型不同：期望 {type(expected).__name__}，实际 {type(got).__name__}"]
     if isinstance(expected, Mapping):
-        missing = [k for k in expected if k not in got]
-        extra = [k for k in got if k not in expected]
-        if missing:
-            return f"{at}缺少键 {describe(missing[0])}"
-        if extra:
-            return f"{at}多出键 {describe(extra[0])}"
+        found: list[str] = []
         for k in expected:
-            diff = first_difference(expected[k], got[k], f"{where}[{k!r}]")
-            if diff:
-                return diff
-        return None
+            if k not in got:
+                found.append(f"{at}缺少键 {describe(k)}（应为 {describe(expected[k])}）")
+            else:
+                found += differences(expected[k], got[k], f"{where}[{k!r}]")
+        found += [
+            f"{at}多出键 {describe(k)}（值为 {describe(got[k])}）" for k in got if k not in expected
+        ]
+        return found
     if isinstance(expected, (list, tuple)):
-        # Compare item by item first (the first differing item is the most useful hint);
-        # the lengths are compared after the loop.
+        # Item by item first (each differing item is a useful hint), then the lengths.
+        found = []
         for i, (e, g) in enumerate(zip(expected, got, strict=False)):
-            diff = first_difference(e, g, f"{where}[{i}]")
-            if diff:
-                return diff
+            found += differences(e, g, f"{where}[{i}]")
         if len(expected) != len(got):
-            return f"{at}长度不同：期望 {len(expected)} 项，实际 {len(got)} 项"
-        return None
+            found.append(f"{at}长度不同：期望 {len(expected)} 项，实际 {len(got)} 项")
+        return found
     if isinstance(expected, float) and math.isnan(expected) and math.isnan(got):
-        return None
+        return []
     if expected != got:
-        return f"{at}期望 {describe(expected)}，实际 {describe(got)}"
-    return None
+        return [f"{at}期望 {describe(expected)}，实际 {describe(got)}"]
+    return []
 
 
 def describe(value: Any) -> str:
@@ -277,6 +386,34 @@ def describe(value: Any) -> str:
     if len(text) > _MAX_REPR:
         text = text[: _MAX_REPR - 1] + "…"
     return text
+
+
+def describe_whole(value: Any) -> str:
+    """The whole value, deterministic: containers in full, only long strings shortened.
+
+    A failing case must show its entire input (a cut-off dict hides the field that
+    matters), but a 4,097-character path would drown the report: a string longer than
+    60 characters shows its start and its length. Leaves go through :func:`describe`.
+    """
+    text = _whole(value)
+    if len(text) > _MAX_WHOLE:
+        text = text[: _MAX_WHOLE - 1] + "…"
+    return text
+
+
+def _whole(value: Any) -> str:
+    if isinstance(value, str) and len(value) > _LONG_TEXT:
+        start = describe(value[:24])
+        return f"{start[:-1]}…{start[-1]}（共 {len(value)} 个字符）"
+    if type(value) is dict:
+        items = ", ".join(f"{_whole(k)}: {_whole(v)}" for k, v in value.items())
+        return "{" + items + "}"
+    if type(value) is list:
+        return "[" + ", ".join(_whole(v) for v in value) + "]"
+    if type(value) is tuple:
+        inner = ", ".join(_whole(v) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    return describe(value)
 
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

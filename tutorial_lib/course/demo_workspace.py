@@ -7,18 +7,28 @@
     <base>/ws/link_in  -> notes.txt        a symlink that stays inside
     <base>/ws/src_link -> src              a directory symlink that stays inside
     <base>/ws/link_out -> ../secret.txt    a symlink that leads out
+    <base>/ws_alias -> ws                  another name for the root itself
 
-:func:`inside_cases` is the table for the exercise "is this path inside the workspace?".
+:func:`inside_cases` is the table for the exercise "is this path inside the workspace?",
+:func:`reference_is_inside` its reference and :func:`inside_hidden_cases` the seeded
+hidden cases that compare a learner's function with it.
 """
 
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
 from tutorial_lib.course.checks import Case
 
-__all__ = ["SECRET_TEXT", "inside_cases", "make_demo_workspace"]
+__all__ = [
+    "SECRET_TEXT",
+    "inside_cases",
+    "inside_hidden_cases",
+    "make_demo_workspace",
+    "reference_is_inside",
+]
 
 SECRET_TEXT = "TOP-SECRET: outside the workspace"
 
@@ -36,7 +46,14 @@ def make_demo_workspace(base: str | os.PathLike[str]) -> Path:
     os.symlink("notes.txt", root / "link_in")
     os.symlink("src", root / "src_link")
     os.symlink("../secret.txt", root / "link_out")
+    os.symlink("ws", base / "ws_alias")
     return root
+
+
+def reference_is_inside(root: str | os.PathLike[str], path: str) -> bool:
+    """The reference: ``root / path``, resolved (links, ``..``), lies within resolved ``root``."""
+    real_root = Path(root).resolve()
+    return (real_root / path).resolve().is_relative_to(real_root)
 
 
 def inside_cases(root: Path) -> tuple[Case, ...]:
@@ -61,4 +78,54 @@ def inside_cases(root: Path) -> tuple[Case, ...]:
             "要跟随符号链接：用 Path.resolve()，而不是只做字符串规范化。",
         ),
     ]
-    return tuple(Case(name, (root, path), expected, hint) for name, path, expected, hint in rows)
+    cases = [Case(name, (root, path), expected, hint) for name, path, expected, hint in rows]
+    alias = root.parent / "ws_alias"
+    alias_hint = (
+        "root 本身也可能经过符号链接（这里 ws_alias -> ws）：root 和 root / path 都要解析后再比较。"
+    )
+    cases += [
+        Case("a root reached through a symlink", (alias, "notes.txt"), True, alias_hint),
+        Case(
+            "leaving a root reached through a symlink", (alias, "../secret.txt"), False, alias_hint
+        ),
+    ]
+    return tuple(cases)
+
+
+_PARTS = (
+    "notes.txt",
+    "src",
+    "app.py",
+    "..",
+    ".",
+    "link_in",
+    "link_out",
+    "src_link",
+    "ws",
+    "ws_evil",
+    "x.txt",
+    "secret.txt",
+    "drafts",
+)
+
+
+def inside_hidden_cases(root: Path, seed: int = 0, count: int = 150) -> tuple[Case, ...]:
+    """``count`` seeded paths on the demo tree (and its alias root), expected from the reference."""
+    rng = random.Random(seed)
+    roots = (root, root.parent / "ws_alias")
+    cases = []
+    for index in range(count):
+        path = "/".join(rng.choice(_PARTS) for _ in range(rng.randint(1, 4)))
+        if rng.random() < 0.1:
+            path = "/" + path
+        base = rng.choice(roots)
+        cases.append(
+            Case(
+                f"生成的路径 {index + 1}",
+                (base, path),
+                reference_is_inside(base, path),
+                "和参考实现不一致：解析 root 和 root / path（跟随链接、折叠 ..）之后，"
+                "再比较路径部件。",
+            )
+        )
+    return tuple(cases)

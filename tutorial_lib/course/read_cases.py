@@ -3,18 +3,159 @@
 :func:`validator_cases` turns every row of
 :data:`tutorial_lib.workspace.read_schema.READ_LINES_EXAMPLES` into a :class:`Case` with a
 hint in Chinese, so a learner's validator is checked against the same rows as the
-library's two validators.
+library's two validators. :data:`ORDER_EXAMPLES` adds the rows a learner's validator needs
+beyond that table: one per pair of rules in the fixed error order (so a validator that
+checks in another order fails at least one), and the largest values that are still valid.
+:func:`validator_hidden_cases` generates seeded inputs whose expected verdicts come from the
+library's :func:`~tutorial_lib.workspace.read_schema.validate_manually`.
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
+from tutorial_lib.core.arguments import ArgumentExample
 from tutorial_lib.core.contracts import ContractError
-from tutorial_lib.course.checks import Case
-from tutorial_lib.workspace.read_schema import READ_LINES_EXAMPLES
+from tutorial_lib.course.checks import MISSING, Case
+from tutorial_lib.workspace.read_schema import (
+    MAX_COUNT,
+    MAX_PATH_CHARS,
+    MAX_START,
+    READ_LINES_EXAMPLES,
+    validate_manually,
+)
 
-__all__ = ["validator_cases", "verdict_of"]
+__all__ = ["ORDER_EXAMPLES", "validator_cases", "validator_hidden_cases", "verdict_of"]
+
+_P = "notes.txt"
+_ORDER = (
+    "固定顺序：整体 → 缺失字段（path、start、count）→ 多余字段（按名字排序）"
+    "→ 逐个字段查类型和范围。"
+)
+
+#: Rows for the learner's validator beyond the shared table, each with its hint: every
+#: pair of rules in the fixed order, and boundaries that must still pass.
+ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
+    (
+        ArgumentExample(
+            "missing beats unknown", {"path": _P, "start": 1, "lenght": 5}, "missing_field", "count"
+        ),
+        "缺失字段先于多余字段：先把 path、start、count 是否都在查完，再看多出来的字段。",
+    ),
+    (
+        ArgumentExample(
+            "missing beats an earlier bad type", {"path": 7, "start": 1}, "missing_field", "count"
+        ),
+        "先查完所有缺失字段，再查任何字段的类型：不要按字段逐个“缺失→类型→范围”地查。",
+    ),
+    (
+        ArgumentExample(
+            "missing beats out of range", {"path": _P, "count": 0}, "missing_field", "start"
+        ),
+        "缺失字段先于范围错误：start 缺了，count 为 0 排在后面。",
+    ),
+    (
+        ArgumentExample(
+            "missing path reported before start", {"count": 2}, "missing_field", "path"
+        ),
+        "缺多个字段时按 path、start、count 的顺序报第一个：这里是 path。",
+    ),
+    (
+        ArgumentExample(
+            "unknown beats a wrong type",
+            {"path": 7, "start": 1, "count": 2, "mode": "x"},
+            "unknown_field",
+            "mode",
+        ),
+        "多余字段先于类型错误：先拒绝拼错或多出的字段。",
+    ),
+    (
+        ArgumentExample(
+            "unknown beats out of range",
+            {"path": _P, "start": 0, "count": 2, "mode": 1},
+            "unknown_field",
+            "mode",
+        ),
+        "多余字段先于范围错误。",
+    ),
+    (
+        ArgumentExample(
+            "unknown fields sorted by name",
+            {"path": _P, "start": 1, "count": 2, "zeta": 1, "alpha": 2},
+            "unknown_field",
+            "alpha",
+        ),
+        "多个多余字段时按名字排序报第一个（sorted），而不是按它们在字典里出现的顺序。",
+    ),
+    (
+        ArgumentExample(
+            "path is checked before start",
+            {"path": 7, "start": "1", "count": 2},
+            "invalid_type",
+            "path",
+        ),
+        "字段按 path、start、count 的顺序查：path 的错误先报。",
+    ),
+    (
+        ArgumentExample(
+            "a bad path before a bad start",
+            {"path": " ", "start": 0, "count": 2},
+            "invalid_path",
+            "path",
+        ),
+        "path 的内容错误（invalid_path）也排在 start 之前。",
+    ),
+    (
+        ArgumentExample(
+            "start is checked before count",
+            {"path": _P, "start": 0, "count": 0},
+            "invalid_range",
+            "start",
+        ),
+        "start 在 count 之前查。",
+    ),
+    (
+        ArgumentExample(
+            "start's range before count's type",
+            {"path": _P, "start": 0, "count": "2"},
+            "invalid_range",
+            "start",
+        ),
+        "按字段逐个查“类型再范围”，不是先查所有字段的类型、再查所有范围：start 的范围错误先报。",
+    ),
+    (
+        ArgumentExample(
+            "start's type before count's range",
+            {"path": _P, "start": "1", "count": 99},
+            "invalid_type",
+            "start",
+        ),
+        "start 的类型错误排在 count 的范围错误之前。",
+    ),
+    (
+        ArgumentExample("the longest path", {"path": "a" * MAX_PATH_CHARS, "start": 1, "count": 2}),
+        f"正好 {MAX_PATH_CHARS} 个字符的路径仍然合法：上限是“最长 {MAX_PATH_CHARS}”，不是“少于”。",
+    ),
+    (
+        ArgumentExample("the largest start", {"path": _P, "start": MAX_START, "count": 1}),
+        "start 等于 2**53 - 1 仍然合法：上限包含它自己。",
+    ),
+    (
+        ArgumentExample("one line", {"path": _P, "start": 1, "count": 1}),
+        "count 为 1 合法：范围是 1 到 20，两端都包含。",
+    ),
+    (
+        ArgumentExample(
+            "a path with spaces around it", {"path": " notes.txt ", "start": 1, "count": 2}
+        ),
+        "契约只要求去掉空白后不为空：带空格的路径在这一层是合法的。",
+    ),
+    (
+        ArgumentExample("null instead of an object", None, "invalid_type", None),
+        "整体不是 dict（这里是 None）：code 为 invalid_type，不写 field。",
+    ),
+)
 
 
 # What a learner whose validator gets a row wrong should think about (learner-facing, Chinese).
@@ -42,9 +183,7 @@ _LEARNER_HINTS: dict[str, str] = {
     "an empty path": "空字符串不是路径：code 为 invalid_path。",
     "a whitespace path": "只有空白的路径也无效：用 path.strip() 判断。",
     "a path longer than the cap": "路径最长 4096 个字符。",
-    "missing beats wrong type": (
-        "固定顺序：整体、缺失字段、多余字段，再按 path、start、count 查类型和范围。"
-    ),
+    "missing beats wrong type": "缺失字段先于类型错误。" + _ORDER,
 }
 
 
@@ -53,13 +192,19 @@ def verdict_of(result: Any) -> dict[str, str] | None:
 
     Accepts a :class:`ContractError`, an error dict (extra keys such as ``message`` are
     ignored) or ``None``, so library validators and learners' validators compare alike.
+    A dict without ``code`` shows it as missing; a dict that has a ``field`` key keeps it,
+    even ``None``: the contract says a whole-object error has no ``field`` at all.
     """
     if result is None:
         return None
     if isinstance(result, ContractError):
-        result = {"code": result.code, **result.fields}
-    verdict = {"code": result["code"]}
-    if result.get("field") is not None:
+        fields = result.fields
+        verdict = {"code": result.code}
+        if fields.get("field") is not None:
+            verdict["field"] = fields["field"]
+        return verdict
+    verdict = {"code": result.get("code", MISSING)}
+    if "field" in result:
         verdict["field"] = result["field"]
     return verdict
 
@@ -68,9 +213,66 @@ def validator_cases() -> tuple[Case, ...]:
     """The shared table as learner check cases: ``validate(args)`` -> None or an error dict."""
     cases = []
     for example in READ_LINES_EXAMPLES:
-        expected = verdict_of(
-            None if example.code is None else {"code": example.code, "field": example.field}
-        )
+        expected = _expected(example)
         hint = _LEARNER_HINTS.get(example.name, "这是合法的调用：返回 None。")
         cases.append(Case(example.name, (example.args,), expected, hint))
+    for example, hint in ORDER_EXAMPLES:
+        cases.append(Case(example.name, (example.args,), _expected(example), hint))
+    return tuple(cases)
+
+
+def _expected(example: ArgumentExample) -> dict[str, str] | None:
+    if example.code is None:
+        return None
+    if example.field is None:
+        return {"code": example.code}
+    return {"code": example.code, "field": example.field}
+
+
+# Values for one field of a generated call: valid ones, wrong types, out of range.
+_VALUES: dict[str, tuple[Any, ...]] = {
+    "path": (
+        _P,
+        "src/a.py",
+        " a ",
+        "",
+        "  ",
+        "a" * MAX_PATH_CHARS,
+        "a" * (MAX_PATH_CHARS + 1),
+        7,
+        None,
+        ["a"],
+    ),
+    "start": (1, 2, 40, MAX_START, MAX_START + 1, 0, -1, "1", True, False, 1.0, 1.5, None),
+    "count": (1, 5, MAX_COUNT, MAX_COUNT + 1, 0, -2, "2", True, 2.0, None),
+}
+_EXTRA_NAMES = ("lenght", "alpha", "mode", "zeta", "Path", "offset")
+
+
+def validator_hidden_cases(seed: int = 0, count: int = 300) -> tuple[Case, ...]:
+    """``count`` seeded argument objects; expected: the library's ``validate_manually``."""
+    rng = random.Random(seed)
+    cases = []
+    for index in range(count):
+        args: Any
+        if rng.random() < 0.05:
+            args = rng.choice((["notes.txt", 1, 2], "notes.txt", 3, None))
+        else:
+            args = {}
+            names = [*_VALUES, *rng.sample(_EXTRA_NAMES, rng.choice((0, 0, 0, 1, 2)))]
+            rng.shuffle(names)  # insertion order must not matter
+            for name in names:
+                if name in _VALUES and rng.random() < 0.12:
+                    continue  # this field is missing
+                pool = _VALUES.get(name, (1, "x"))
+                good = pool[:4] if name in _VALUES else pool
+                args[name] = rng.choice(good) if rng.random() < 0.6 else rng.choice(pool)
+        cases.append(
+            Case(
+                f"生成的参数 {index + 1}",
+                (args,),
+                verdict_of(validate_manually(args)),
+                "和库里的校验器不一致：" + _ORDER,
+            )
+        )
     return tuple(cases)

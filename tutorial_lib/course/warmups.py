@@ -8,17 +8,31 @@ Two small contracts that later chapters grow into real tools:
 - ``read_all_pages(fetch_page)``: follow ``next_cursor`` until the service says there is no
   more, even across empty pages, and say honestly whether everything was read.
   Chapter 04's paginated PR comments build on it.
+
+Each contract has its visible table (``*_CASES``: one case per stated rule, with a hint
+naming it), a reference implementation (``reference_*``) and a generator of hidden cases
+(``*_hidden_cases``: seeded random inputs, expected values from the reference), which the
+solution notebook runs with :func:`~tutorial_lib.course.checks.check_hidden`.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tutorial_lib.course.checks import Case
 
-__all__ = ["LINE_AT_CASES", "READ_ALL_PAGES_CASES", "FakePages"]
+__all__ = [
+    "LINE_AT_CASES",
+    "READ_ALL_PAGES_CASES",
+    "FakePages",
+    "line_at_hidden_cases",
+    "read_all_pages_hidden_cases",
+    "reference_line_at",
+    "reference_read_all_pages",
+]
 
 _LINES = ["alpha", "beta", "gamma"]
 
@@ -47,7 +61,48 @@ LINE_AT_CASES: tuple[Case, ...] = (
     Case("字符串 '2' 不是行号", (_LINES, "2"), None, "不要悄悄把字符串转换成整数：拒绝它。"),
     Case("浮点数 2.0 不是行号", (_LINES, 2.0), None, "2.0 不是整数类型，即使它等于 2。"),
     Case("空文件没有第 1 行", ([], 1), None, "先确认行号不超过 len(lines)。"),
+    Case(
+        "空行也是一行",
+        (["alpha", "", "gamma"], 2),
+        {"number": 2, "text": ""},
+        "行号有效就返回那一行，哪怕它是空字符串：判断行号，不要用 `if not text` 判断内容。",
+    ),
+    Case(
+        "这一行原样返回",
+        (["  indented line ", "x"], 1),
+        {"number": 1, "text": "  indented line "},
+        "返回的是“那一行”本身：不要 strip() 或改写它的内容。",
+    ),
 )
+
+
+def reference_line_at(lines: Sequence[str], number: Any) -> dict[str, Any] | None:
+    """The reference ``line_at``: the line ``number`` (1-based) or None for anything else."""
+    if type(number) is not int or not 1 <= number <= len(lines):
+        return None
+    return {"number": number, "text": lines[number - 1]}
+
+
+_WORDS = ("alpha", "beta", "", "  spaced ", "gamma", "δ", "0")
+_NUMBERS: tuple[Any, ...] = (True, False, "1", "2", 1.0, 2.0, 1.5, None, [1])
+
+
+def line_at_hidden_cases(seed: int = 0, count: int = 200) -> tuple[Case, ...]:
+    """``count`` seeded cases: random files and numbers, expected from the reference."""
+    rng = random.Random(seed)
+    cases = []
+    for index in range(count):
+        lines = [rng.choice(_WORDS) for _ in range(rng.randint(0, 6))]
+        number = rng.randint(-3, 8) if rng.random() < 0.75 else rng.choice(_NUMBERS)
+        cases.append(
+            Case(
+                f"生成的输入 {index + 1}",
+                (lines, number),
+                reference_line_at(lines, number),
+                "和参考实现不一致：对照练习说明里的每条规则检查这个输入。",
+            )
+        )
+    return tuple(cases)
 
 
 @dataclass(frozen=True)
@@ -55,38 +110,42 @@ class FakePages:
     """A paged list service for exercises: ``fetch_page(cursor) -> {"items", "next_cursor"}``.
 
     ``pages`` are the items of each page. The first page is fetched with ``cursor=None``,
-    page ``k`` (counted from 1) with the cursor ``"p<k>"``. With ``loop_to`` set, the last
-    page points back to page ``loop_to`` instead of ending: a buggy service.
+    page ``k`` (counted from 1) with the cursor ``"<prefix><k>"`` (``"p2"`` by default).
+    With ``loop_to`` set, the last page points back to page ``loop_to`` instead of ending:
+    a buggy service. Another ``prefix`` makes the cursors unguessable, so a loop that
+    builds ``"p2"`` itself instead of passing back ``next_cursor`` fails.
     """
 
     pages: tuple[tuple[Any, ...], ...]
     loop_to: int | None = None
+    prefix: str = "p"
 
     @classmethod
-    def of(cls, *pages: Sequence[Any], loop_to: int | None = None) -> FakePages:
-        return cls(tuple(tuple(p) for p in pages), loop_to)
+    def of(cls, *pages: Sequence[Any], loop_to: int | None = None, prefix: str = "p") -> FakePages:
+        return cls(tuple(tuple(p) for p in pages), loop_to, prefix)
 
     def __call__(self, cursor: str | None) -> dict[str, Any]:
         index = self._index(cursor)
         if index + 1 < len(self.pages):
-            next_cursor: str | None = f"p{index + 2}"
+            next_cursor: str | None = f"{self.prefix}{index + 2}"
         else:
-            next_cursor = None if self.loop_to is None else f"p{self.loop_to}"
+            next_cursor = None if self.loop_to is None else f"{self.prefix}{self.loop_to}"
         return {"items": list(self.pages[index]), "next_cursor": next_cursor}
 
     def _index(self, cursor: str | None) -> int:
         if cursor is None:
             return 0
-        if isinstance(cursor, str) and cursor[:1] == "p" and cursor[1:].isdigit():
-            index = int(cursor[1:]) - 1
-            if 0 <= index < len(self.pages):
-                return index
+        if isinstance(cursor, str) and cursor.startswith(self.prefix):
+            digits = cursor[len(self.prefix) :]
+            if digits.isdigit() and 0 <= int(digits) - 1 < len(self.pages):
+                return int(digits) - 1
         raise KeyError(f"unknown cursor {cursor!r}: pass back the next_cursor you received")
 
     def __repr__(self) -> str:
         shown = [list(p) for p in self.pages]
         loop = "" if self.loop_to is None else f", loop_to={self.loop_to}"
-        return f"FakePages({shown}{loop})"
+        prefix = "" if self.prefix == "p" else f", prefix={self.prefix!r}"
+        return f"FakePages({shown}{loop}{prefix})"
 
 
 def _complete(items: list[Any], pages: int) -> dict[str, Any]:
@@ -130,4 +189,60 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         {"items": [1, 2], "pages_read": 2, "coverage": "partial"},
         "记住见过的游标；游标重复时停下，并如实报告 coverage 为 partial。",
     ),
+    Case(
+        "绕一个更大的圈",
+        (FakePages.of([1], [2], [3], loop_to=2),),
+        {"items": [1, 2, 3], "pages_read": 3, "coverage": "partial"},
+        "只和上一个游标比较不够：服务可能绕回更早的页。记住所有见过的游标（例如一个 set）。",
+    ),
+    Case(
+        "绕回一个空页",
+        (FakePages.of([1], [], loop_to=2),),
+        {"items": [1], "pages_read": 2, "coverage": "partial"},
+        "两条规则同时出现：空页不是结尾（继续读），游标重复时停下并报告 partial。",
+    ),
+    Case(
+        "游标要原样传回",
+        (FakePages.of([1], [2], [3], prefix="k7Q-"),),
+        _complete([1, 2, 3], 3),
+        "游标是不透明的：不要自己拼出下一页的游标，把收到的 next_cursor 原样传回。",
+    ),
 )
+
+
+def reference_read_all_pages(fetch_page: Any) -> dict[str, Any]:
+    """The reference ``read_all_pages``: follow cursors, stop honestly on a repeated one."""
+    items: list[Any] = []
+    pages_read, seen, cursor = 0, set(), None
+    while True:
+        page = fetch_page(cursor)
+        pages_read += 1
+        items.extend(page["items"])
+        cursor = page["next_cursor"]
+        if cursor is None or cursor in seen:
+            coverage = "complete" if cursor is None else "partial"
+            return {"items": items, "pages_read": pages_read, "coverage": coverage}
+        seen.add(cursor)
+
+
+def read_all_pages_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
+    """``count`` seeded services (empty pages, loops, odd cursors), expected from the reference."""
+    rng = random.Random(seed)
+    cases = []
+    for index in range(count):
+        pages = [
+            [rng.randint(1, 99) for _ in range(rng.choice((0, 0, 1, 2, 3)))]
+            for _ in range(rng.randint(1, 6))
+        ]
+        loop_to = rng.randint(2, len(pages)) if len(pages) > 1 and rng.random() < 0.3 else None
+        prefix = rng.choice(("p", "c", "next:", "Zx9_"))
+        service = FakePages.of(*pages, loop_to=loop_to, prefix=prefix)
+        cases.append(
+            Case(
+                f"生成的服务 {index + 1}",
+                (service,),
+                reference_read_all_pages(service),
+                "和参考实现不一致：对照练习说明里的每条规则检查这个服务。",
+            )
+        )
+    return tuple(cases)

@@ -1,0 +1,300 @@
+"""Chapter 03's exercises: a rich error for a bad task status, and the decision function.
+
+- ``status_error(task_id, current, received)`` returns the error object of
+  ``task_set_status`` for a status outside :data:`~tutorial_lib.examples.tasks.TASK_STATUSES`.
+  :data:`STATUS_ERROR_CASES` checks each stated field, that the message names the task's
+  *current* status (with two calls that differ only in it, so a message that lists all
+  statuses, or one that always says ``todo``, fails), and which kind of suggestion comes
+  back: conditional (``received`` means "started") or the list of allowed values.
+- ``decide(error)`` maps an error to the next step. :data:`DECISION_CASES` holds the
+  decision table of :mod:`tutorial_lib.core.contracts` and one case per pair of rules
+  (an unknown outcome wins over ``not_found`` and over every ``retry``; ``retry`` decides,
+  not the code). Its reference is :func:`tutorial_lib.core.contracts.next_step`.
+
+Both have seeded hidden cases (``*_hidden_cases``) whose expected values come from the
+references.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from tutorial_lib.core.contracts import (
+    CATALOGUE,
+    DECISION_TABLE,
+    OPERATION_STATES,
+    RETRY_VALUES,
+    STEPS,
+    next_step,
+)
+from tutorial_lib.course.checks import MISSING, Case
+from tutorial_lib.examples.tasks import STARTED_WORDS, TASK_STATUSES
+
+__all__ = [
+    "DECISION_CASES",
+    "STATUS_ERROR_CASES",
+    "decide_hidden_cases",
+    "reference_status_error",
+    "status_error_hidden_cases",
+    "status_shape",
+]
+
+_FIXED = ("code", "field", "received", "allowed_values", "operation_state", "retry")
+
+
+def reference_status_error(task_id: str, current: str, received: Any) -> dict[str, Any]:
+    """The reference ``status_error``: the exercise's rules, exactly as stated."""
+    if str(received).lower() in STARTED_WORDS:
+        suggestion = "if the task has really started, send in_progress"
+    else:
+        suggestion = "send one of: " + ", ".join(TASK_STATUSES)
+    return {
+        "code": "invalid_status",
+        "message": f"status {received!r} is not allowed; task {task_id} is still {current!r}",
+        "field": "status",
+        "received": received,
+        "allowed_values": list(TASK_STATUSES),
+        "operation_state": "not_applied",
+        "retry": "after_input_correction",
+        "suggestion": suggestion,
+    }
+
+
+def _suggestion_kind(suggestion: Any) -> str:
+    if not isinstance(suggestion, str):
+        return "not a string" if suggestion is not MISSING else "missing"
+    if "in_progress" in suggestion and "if" in suggestion.lower().split():
+        return "conditional"
+    if all(status in suggestion for status in TASK_STATUSES):
+        return "lists_allowed"
+    return "other"
+
+
+def status_shape(current: str) -> Callable[[Any], dict[str, Any]]:
+    """A ``key``: the fixed fields, whether the message names ``current``, the suggestion kind."""
+
+    def shape(error: Any) -> dict[str, Any]:
+        message = error.get("message", MISSING)
+        return {key: error.get(key, MISSING) for key in _FIXED} | {
+            "message_names_current": isinstance(message, str) and current in message,
+            "suggestion": _suggestion_kind(error.get("suggestion", MISSING)),
+        }
+
+    return shape
+
+
+def _expected(received: Any, kind: str) -> dict[str, Any]:
+    return {
+        "code": "invalid_status",
+        "field": "status",
+        "received": received,
+        "allowed_values": list(TASK_STATUSES),
+        "operation_state": "not_applied",
+        "retry": "after_input_correction",
+        "message_names_current": True,
+        "suggestion": kind,
+    }
+
+
+def _status_case(name: str, current: str, received: Any, kind: str, hint: str) -> Case:
+    return Case(
+        name, ("T-7", current, received), _expected(received, kind), hint, key=status_shape(current)
+    )
+
+
+def _two_currents(status_error: Callable[..., Any], task_id: str, received: Any) -> dict[str, bool]:
+    """Call twice, the task blocked and then done: each message must name its own status."""
+    first = status_error(task_id, "blocked", received).get("message")
+    second = status_error(task_id, "done", received).get("message")
+    return {
+        "消息 1 写出 blocked": isinstance(first, str) and "blocked" in first,
+        "消息 2 写出 done": isinstance(second, str) and "done" in second,
+        "两条消息不同": first != second,
+    }
+
+
+STATUS_ERROR_CASES: tuple[Case, ...] = (
+    _status_case(
+        "“doing” 像是已经开始",
+        "todo",
+        "doing",
+        "conditional",
+        "doing 在 STARTED_WORDS 里：建议要带条件（if ...），因为工具不知道任务是否真的开始了。",
+    ),
+    _status_case(
+        "大写的 “Started”",
+        "todo",
+        "Started",
+        "conditional",
+        "先 lower() 再查 STARTED_WORDS；received 仍然原样返回，不要改写模型发来的值。",
+    ),
+    _status_case(
+        "看不出意图的值",
+        "todo",
+        "banana",
+        "lists_allowed",
+        "猜不出意图时不要替模型做决定：列出全部允许值。",
+    ),
+    _status_case("空字符串", "todo", "", "lists_allowed", "空字符串也不是允许值：列出全部允许值。"),
+    _status_case(
+        "包含 start 但不是 STARTED_WORDS 里的词",
+        "blocked",
+        "restart",
+        "lists_allowed",
+        "只有整个词（小写后）在 STARTED_WORDS 里才给有条件的建议，不是“包含某个子串”。",
+    ),
+    _status_case(
+        "收到的不是字符串",
+        "done",
+        3,
+        "lists_allowed",
+        "received 可能不是字符串：用 str(received) 再 lower()，返回时仍是原来的 3。",
+    ),
+    Case(
+        "消息写出任务当前的状态",
+        ("T-9", "banana"),
+        {"消息 1 写出 blocked": True, "消息 2 写出 done": True, "两条消息不同": True},
+        "message 要写出参数 current 的值（任务真实的状态），而不是固定的文字或允许值列表。",
+        via=_two_currents,
+        shown_call="{function}('T-9', 'blocked', 'banana') 和 {function}('T-9', 'done', 'banana')",
+    ),
+)
+
+
+def status_error_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
+    """``count`` seeded calls; expected: the reference's error, seen through ``status_shape``."""
+    rng = random.Random(seed)
+    words = sorted(STARTED_WORDS)
+    others: tuple[Any, ...] = (
+        "finished",
+        "later",
+        "restart",
+        "in-progress",
+        "Done!",
+        "",
+        0,
+        None,
+        "TODO",
+    )
+    cases = []
+    for index in range(count):
+        if rng.random() < 0.5:
+            received: Any = "".join(
+                c.upper() if rng.random() < 0.3 else c for c in rng.choice(words)
+            )
+        else:
+            received = rng.choice(others)
+        current = rng.choice(TASK_STATUSES)
+        task_id = f"T-{rng.randint(1, 999)}"
+        shape = status_shape(current)
+        cases.append(
+            Case(
+                f"生成的输入 {index + 1}",
+                (task_id, current, received),
+                shape(reference_status_error(task_id, current, received)),
+                "和参考实现不一致：对照练习说明逐个字段检查。",
+                key=shape,
+            )
+        )
+        if index % 10 == 0:  # now and then: does the message follow ``current``?
+            cases.append(
+                Case(
+                    f"生成的输入 {index + 1}（两个当前状态）",
+                    (task_id, received),
+                    {"消息 1 写出 blocked": True, "消息 2 写出 done": True, "两条消息不同": True},
+                    "message 要写出参数 current 的值。",
+                    via=_two_currents,
+                    shown_call=f"{{function}}({task_id!r}, 'blocked', {received!r}) 和"
+                    f" {{function}}({task_id!r}, 'done', {received!r})",
+                )
+            )
+    return tuple(cases)
+
+
+def _error(code: str, retry: str, state: str) -> dict[str, str]:
+    return {"code": code, "retry": retry, "operation_state": state}
+
+
+def _decision_case(name: str, error: Mapping[str, str], hint: str) -> Case:
+    return Case(name, (dict(error),), next_step(error), hint)
+
+
+_UNKNOWN_WINS = (
+    "operation_state 为 unknown 时，不论 code 和 retry，都先 verify_state：重试可能造成重复写入。"
+)
+
+DECISION_CASES: tuple[Case, ...] = tuple(
+    Case(
+        row.code,
+        (_error(row.code, row.retry, row.operation_state),),
+        row.step,
+        f"{row.code}（retry={row.retry}）：{STEPS[row.step]}",
+    )
+    for row in DECISION_TABLE
+) + (
+    _decision_case(
+        "a timeout whose outcome is unknown",
+        _error("temporary_unavailable", "with_backoff", "unknown"),
+        _UNKNOWN_WINS,
+    ),
+    _decision_case(
+        "unknown beats not_found",
+        _error("not_found", "after_input_correction", "unknown"),
+        "两条规则同时成立时 unknown 优先：先判断 operation_state，再看 code。",
+    ),
+    _decision_case(
+        "unknown beats a fixable input",
+        _error("invalid_type", "after_input_correction", "unknown"),
+        _UNKNOWN_WINS,
+    ),
+    _decision_case(
+        "unknown beats never", _error("file_too_large", "never", "unknown"), _UNKNOWN_WINS
+    ),
+    _decision_case(
+        "unknown beats authorization",
+        _error("permission_denied", "after_authorization", "unknown"),
+        _UNKNOWN_WINS,
+    ),
+    _decision_case(
+        "not_found with another retry advice",
+        _error("not_found", "with_backoff", "not_applied"),
+        "search_first 只在 not_found 带着它的默认建议 after_input_correction 时成立；"
+        "别的 retry（这里服务暂时不可用）按 retry 决定。",
+    ),
+    _decision_case(
+        "retry decides, not the code (backoff)",
+        _error("invalid_type", "with_backoff", "not_applied"),
+        "其余情况按 retry 决定，而不是按 code 查表：这里 retry 是 with_backoff。",
+    ),
+    _decision_case(
+        "retry decides, not the code (never)",
+        _error("temporary_unavailable", "never", "not_applied"),
+        "retry 为 never 时是 stop，即使 code 通常可以重试。",
+    ),
+    _decision_case(
+        "retry decides, not the code (status check)",
+        _error("invalid_value", "after_status_check", "applied"),
+        "after_status_check → verify_state；operation_state 为 applied 时也按 retry 决定。",
+    ),
+)
+
+
+def decide_hidden_cases(seed: int = 0, count: int = 150) -> tuple[Case, ...]:
+    """``count`` seeded errors (any code, retry and state); expected: ``next_step``."""
+    rng = random.Random(seed)
+    codes = sorted(CATALOGUE)
+    cases = []
+    for index in range(count):
+        code = "not_found" if rng.random() < 0.2 else rng.choice(codes)  # its own rule
+        error = _error(code, rng.choice(RETRY_VALUES), rng.choice(OPERATION_STATES))
+        cases.append(
+            _decision_case(
+                f"生成的错误 {index + 1}",
+                error,
+                "和 next_step 不一致：先看 operation_state，再看 not_found（默认建议），"
+                "最后按 retry。",
+            )
+        )
+    return tuple(cases)

@@ -1,0 +1,440 @@
+"""Chapter 04's exercises: read every page within a budget; a signed, URL-safe cursor.
+
+- ``read_all(list_page, max_pages)`` follows ``next_cursor`` through a
+  :class:`FakeListing` (shaped like ``github_pr_list_comments``) until ``coverage`` is
+  ``complete``, or stops honestly at the budget. :data:`READ_ALL_CASES` has one case per
+  rule; its cursors can be made unguessable (``prefix``), so building ``"c2"`` by hand fails.
+- ``make_cursor(position, key)`` / ``read_cursor(token, key)``: an HMAC-signed cursor.
+  :func:`cursor_round_trip` joins the learner's two functions into one ``round_trip``
+  checked by :data:`CURSOR_CASES` (every alteration refused, another key refused), and
+  :data:`CURSOR_TOKEN_CASES` checks the token itself as the security point it is: a
+  string of URL-safe characters only, from which the key cannot be read back.
+
+References (``reference_*``) and seeded hidden cases (``*_hidden_cases``) compare a
+learner's functions with them on generated inputs.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import random
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tutorial_lib.course.checks import Case
+
+__all__ = [
+    "CURSOR_CASES",
+    "CURSOR_TOKEN_CASES",
+    "KEY",
+    "OTHER_KEY",
+    "READ_ALL_CASES",
+    "FakeListing",
+    "cursor_hidden_cases",
+    "cursor_round_trip",
+    "read_all_hidden_cases",
+    "reference_make_cursor",
+    "reference_read_all",
+    "reference_read_cursor",
+    "token_hidden_cases",
+    "token_report",
+]
+
+
+@dataclass(frozen=True)
+class FakeListing:
+    """A fake list-comments tool: ``pages`` are the comment ids of each page.
+
+    ``listing(cursor)`` returns an envelope shaped like ``github_pr_list_comments``: the
+    first page for ``cursor=None``, page ``k`` (from 0) for ``f"{prefix}{k}"``; the last
+    page says ``coverage: complete`` and ``next_cursor: None``.
+    """
+
+    pages: tuple[tuple[int, ...], ...]
+    prefix: str = "c"
+
+    @classmethod
+    def of(cls, *pages: Sequence[int], prefix: str = "c") -> FakeListing:
+        return cls(tuple(tuple(p) for p in pages), prefix)
+
+    def __call__(self, cursor: str | None = None) -> dict[str, Any]:
+        index = self._index(cursor)
+        last = index == len(self.pages) - 1
+        data = {
+            "coverage": "complete" if last else "partial",
+            "next_cursor": None if last else f"{self.prefix}{index + 1}",
+            "comments": [{"comment_id": i} for i in self.pages[index]],
+        }
+        return {"schema_version": 1, "ok": True, "tool": "github_pr_list_comments", "data": data}
+
+    def _index(self, cursor: str | None) -> int:
+        if cursor is None:
+            return 0
+        if isinstance(cursor, str) and cursor.startswith(self.prefix):
+            digits = cursor[len(self.prefix) :]
+            if digits.isdigit() and 0 < int(digits) < len(self.pages):
+                return int(digits)
+        raise KeyError(f"unknown cursor {cursor!r}: pass back the next_cursor you received")
+
+    def __repr__(self) -> str:
+        prefix = "" if self.prefix == "c" else f", prefix={self.prefix!r}"
+        return f"FakeListing({[list(p) for p in self.pages]}{prefix})"
+
+
+def reference_read_all(list_page: Callable[..., Any], max_pages: int) -> dict[str, Any]:
+    """The reference ``read_all``: follow cursors to ``complete`` or stop at the budget."""
+    ids: list[Any] = []
+    cursor, pages = None, 0
+    while pages < max_pages:
+        data = list_page(cursor)["data"]
+        pages += 1
+        ids += [comment["comment_id"] for comment in data["comments"]]
+        cursor = data["next_cursor"]
+        if data["coverage"] == "complete":
+            return {
+                "comment_ids": ids,
+                "pages_read": pages,
+                "coverage": "complete",
+                "next_cursor": None,
+            }
+    return {"comment_ids": ids, "pages_read": pages, "coverage": "partial", "next_cursor": cursor}
+
+
+def _result(ids: list[int], pages: int, coverage: str, cursor: str | None = None) -> dict[str, Any]:
+    return {"comment_ids": ids, "pages_read": pages, "coverage": coverage, "next_cursor": cursor}
+
+
+READ_ALL_CASES: tuple[Case, ...] = (
+    Case(
+        "一页就读完",
+        (FakeListing.of([1, 2]), 5),
+        _result([1, 2], 1, "complete"),
+        "第一页的 coverage 已经是 complete：停下，next_cursor 为 None。",
+    ),
+    Case(
+        "三页读完",
+        (FakeListing.of([1], [2, 3], [4]), 5),
+        _result([1, 2, 3, 4], 3, "complete"),
+        "把 next_cursor 原样传回 list_page，直到 coverage 为 complete。",
+    ),
+    Case(
+        "中间一页是空的",
+        (FakeListing.of([1], [], [2]), 5),
+        _result([1, 2], 3, "complete"),
+        "空页加游标不等于结尾：看 coverage，不看这一页有没有评论。",
+    ),
+    Case(
+        "第一页是空的",
+        (FakeListing.of([], [7]), 5),
+        _result([7], 2, "complete"),
+        "第一页为空也不是结尾：coverage 还是 partial，继续读。",
+    ),
+    Case(
+        "没有任何评论",
+        (FakeListing.of([]), 5),
+        _result([], 1, "complete"),
+        "空结果也是完整的结果：comment_ids 为空，coverage 是 complete。",
+    ),
+    Case(
+        "预算用尽",
+        (FakeListing.of([1], [2], [3]), 2),
+        _result([1, 2], 2, "partial", "c2"),
+        "读了 max_pages 页还没完：如实返回 partial 和下一次该用的游标。",
+    ),
+    Case(
+        "预算刚好够",
+        (FakeListing.of([1], [2]), 2),
+        _result([1, 2], 2, "complete"),
+        "最后一页正好是第 max_pages 页时，结果是 complete。",
+    ),
+    Case(
+        "预算用尽在一个空页上",
+        (FakeListing.of([1], [], [2]), 2),
+        _result([1], 2, "partial", "c2"),
+        "两条规则同时出现：空页不是结尾，但预算到了就停下，返回 partial 和游标。",
+    ),
+    Case(
+        "游标要原样传回",
+        (FakeListing.of([1], [2], [3], prefix="q9Z_"), 5),
+        _result([1, 2, 3], 3, "complete"),
+        "游标是不透明的：不要自己拼出下一页的游标，把收到的 next_cursor 原样传回。",
+    ),
+)
+
+
+def read_all_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
+    """``count`` seeded listings and budgets; expected from :func:`reference_read_all`."""
+    rng = random.Random(seed)
+    cases = []
+    for index in range(count):
+        pages = [
+            [rng.randint(1, 999) for _ in range(rng.choice((0, 0, 1, 2, 3)))]
+            for _ in range(rng.randint(1, 6))
+        ]
+        listing = FakeListing.of(*pages, prefix=rng.choice(("c", "page-", "Xq_")))
+        budget = rng.randint(1, 7)
+        cases.append(
+            Case(
+                f"生成的列表 {index + 1}",
+                (listing, budget),
+                reference_read_all(listing, budget),
+                "和参考实现不一致：对照练习说明里的每条规则检查这个输入。",
+            )
+        )
+    return tuple(cases)
+
+
+# ------------------------------------------------------------------------- cursors
+
+KEY = b"server-secret-key-0123456789abcd"
+OTHER_KEY = b"another-servers-key-0123456789ab"
+_URL_SAFE = re.compile(r"[A-Za-z0-9_-]*")
+_TAG_BYTES = 32
+
+
+def _b64(blob: bytes) -> str:
+    return base64.urlsafe_b64encode(blob).decode("ascii").rstrip("=")
+
+
+def reference_make_cursor(position: int, key: bytes) -> str:
+    """The reference: ``urlsafe_b64(HMAC-SHA256(key, payload) || payload)`` without '='."""
+    payload = str(position).encode()
+    return _b64(hmac.new(key, payload, hashlib.sha256).digest() + payload)
+
+
+def reference_read_cursor(token: Any, key: bytes) -> int | None:
+    """The position in an authentic cursor; None for any other text (never raises)."""
+    if not isinstance(token, str) or not _URL_SAFE.fullmatch(token):
+        return None
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    if _b64(raw) != token:  # another text for the same bytes is an altered cursor too
+        return None
+    tag, payload = raw[:_TAG_BYTES], raw[_TAG_BYTES:]
+    if not payload or not hmac.compare_digest(tag, hmac.new(key, payload, hashlib.sha256).digest()):
+        return None
+    text = payload.decode("ascii", errors="replace")
+    return int(text) if text.isdigit() else None
+
+
+def _replace(token: str, index: int) -> str:
+    new = "A" if token[index] != "A" else "B"
+    return token[:index] + new + token[index + 1 :]
+
+
+def _alter(token: str, how: str) -> Any:
+    if how == "flip_last":
+        return _replace(token, len(token) - 1)
+    if how == "flip_first":
+        return _replace(token, 0)
+    if how == "truncate":
+        return token[:-4]
+    if how == "append":
+        return token + "AA"
+    if how == "garbage":
+        return "%%%not-base64%%%"
+    if how == "empty":
+        return ""
+    if how == "same_bytes":
+        return _same_bytes(token)
+    return token
+
+
+_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+def _same_bytes(token: str) -> str:
+    """Another text that a lenient base64 decoder reads as the same bytes.
+
+    When the unpadded length leaves a partial group (length % 4 is 2 or 3), the last
+    character carries bits that no byte uses; toggling the lowest of them changes the text
+    but not the bytes. Without such bits (or outside base64) the last character changes.
+    """
+    last = token[-1:]
+    if len(token) % 4 in (2, 3) and last and last in _ALPHABET:
+        return token[:-1] + _ALPHABET[_ALPHABET.index(last) ^ 1]
+    return _replace(token, len(token) - 1)
+
+
+def cursor_round_trip(
+    make_cursor: Callable[[int, bytes], Any], read_cursor: Callable[[Any, bytes], Any]
+) -> Callable[..., Any]:
+    """Join the learner's two functions into ``round_trip(position, how, read_key)``.
+
+    It makes a cursor with :data:`KEY`, alters it as ``how`` says and reads it back with
+    ``read_key``. ``how="every_char"`` changes each character in turn and returns the
+    list of ``(index, value)`` that ``read_cursor`` did *not* refuse (expected: ``[]``).
+    """
+
+    def round_trip(position: int, how: str = "none", read_key: bytes = KEY) -> Any:
+        token = make_cursor(position, KEY)
+        if how == "every_char":
+            accepted = []
+            for index in range(len(token)):
+                value = read_cursor(_replace(token, index), read_key)
+                if value is not None:
+                    accepted.append((index, value))
+            return accepted
+        return read_cursor(_alter(token, how), read_key)
+
+    return round_trip
+
+
+CURSOR_CASES: tuple[Case, ...] = (
+    Case("原样读回", (1700000042,), 1700000042, "make_cursor 和 read_cursor 要互为逆运算。"),
+    Case("位置 0 也能读回", (0,), 0, "0 是合法的位置：不要用 `if not position` 判断。"),
+    Case("很大的位置", (2**62 + 5,), 2**62 + 5, "位置可以很大：编码时不要截断它。"),
+    Case(
+        "改了最后一个字符",
+        (1700000042, "flip_last"),
+        None,
+        "任何改动都要让签名对不上：返回 None。",
+    ),
+    Case(
+        "换一种写法，解码出同样的字节",
+        (170000004, "same_bytes"),
+        None,
+        "base64 末尾字符可能有几位不用：改了它，宽松的解码仍得到同样的字节。"
+        "解码后再编码一次，和收到的文本不同就拒绝。",
+    ),
+    Case(
+        "改了第一个字符", (1700000042, "flip_first"), None, "签名要覆盖整个载荷，改哪一处都不行。"
+    ),
+    Case(
+        "逐个改每一个字符",
+        (1700000042, "every_char"),
+        [],
+        "列出的是改了以后仍被接受的位置：签名（HMAC）必须覆盖位置本身，签名本身也要校验。",
+    ),
+    Case("截断", (1700000042, "truncate"), None, "长度不对或签名不完整：返回 None，不要抛异常。"),
+    Case("多了字符", (1700000042, "append"), None, "多出来的内容也是改动。"),
+    Case("不是合法编码", (1700000042, "garbage"), None, "解码失败时返回 None，不要抛异常。"),
+    Case("空字符串", (1700000042, "empty"), None, "空字符串不是游标：返回 None。"),
+    Case(
+        "换了密钥",
+        (1700000042, "none", OTHER_KEY),
+        None,
+        "别的服务签发的游标不能通过校验：签名要用 key 算（HMAC），不能只是一个校验和。",
+    ),
+)
+
+
+def token_report(key: bytes) -> Callable[[Any], dict[str, bool]]:
+    """A ``key`` for a token made with ``key``: string? URL-safe? key unreadable?"""
+
+    def report(token: Any) -> dict[str, bool]:
+        text = token if isinstance(token, str) else ""
+        return {
+            "是字符串": isinstance(token, str),
+            "只用 URL 安全的字符（A-Z a-z 0-9 - _）": bool(text)
+            and bool(_URL_SAFE.fullmatch(text)),
+            "从游标里读不出密钥": isinstance(token, str) and not _reveals(text, key),
+        }
+
+    return report
+
+
+def _reveals(token: str, key: bytes) -> bool:
+    """Whether ``key`` can be read from ``token``: as text, hex or base64, or once decoded."""
+    forms = {
+        key.decode("latin-1"),
+        key.hex(),
+        base64.b64encode(key).decode().rstrip("="),
+        _b64(key),
+    }
+    if any(form in token for form in forms):
+        return True
+    return any(key in decode(token) for decode in (_loose_b64, _loose_std_b64, _loose_hex))
+
+
+def _loose_b64(token: str) -> bytes:
+    try:
+        return base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def _loose_std_b64(token: str) -> bytes:
+    try:
+        return base64.b64decode(token + "=" * (-len(token) % 4))
+    except (binascii.Error, ValueError):
+        return b""
+
+
+def _loose_hex(token: str) -> bytes:
+    try:
+        return bytes.fromhex(token)
+    except ValueError:
+        return b""
+
+
+_TOKEN_ROWS = (("位置 1700000042", 1700000042), ("位置 0", 0), ("位置 987654321987", 987654321987))
+
+CURSOR_TOKEN_CASES: tuple[Case, ...] = tuple(
+    Case(
+        f"游标是 URL 安全的不透明字符串（{name}）",
+        (position, KEY),
+        {
+            "是字符串": True,
+            "只用 URL 安全的字符（A-Z a-z 0-9 - _）": True,
+            "从游标里读不出密钥": True,
+        },
+        "游标会出现在 URL 和日志里：用 base64.urlsafe_b64encode 并去掉末尾的 '='（它在 URL 里"
+        "要转义）；密钥只用来算签名，绝不能放进游标，哪怕编码过。",
+        key=token_report(KEY),
+    )
+    for name, position in _TOKEN_ROWS
+)
+
+
+def cursor_hidden_cases(seed: int = 0, count: int = 60) -> tuple[Case, ...]:
+    """``count`` seeded positions and keys, altered in every way; expected from the reference.
+
+    Each case calls ``round_trip`` (made with :func:`cursor_round_trip`) for a random key;
+    the expected value is what the reference functions give for the same change.
+    """
+    rng = random.Random(seed)
+    hows = ("none", "every_char", "truncate", "append", "same_bytes", "other_key")
+    cases = []
+    for index in range(count):
+        position = rng.choice((0, rng.randint(1, 10**6), rng.randint(10**9, 2**63)))
+        how = hows[index % len(hows)]
+        reference = cursor_round_trip(reference_make_cursor, reference_read_cursor)
+        read_key = OTHER_KEY if how == "other_key" else KEY
+        args = (position, "none" if how == "other_key" else how, read_key)
+        cases.append(
+            Case(
+                f"生成的游标 {index + 1}（{how}）",
+                args,
+                reference(*args),
+                "和参考实现不一致：原样读回要得到位置，任何改动或别的密钥都要得到 None。",
+            )
+        )
+    return tuple(cases)
+
+
+def token_hidden_cases(seed: int = 0, count: int = 40) -> tuple[Case, ...]:
+    """``count`` seeded random keys and positions for ``make_cursor`` (see :func:`token_report`)."""
+    rng = random.Random(seed)
+    cases = []
+    for index in range(count):
+        key = bytes(rng.randrange(256) for _ in range(32))
+        position = rng.randint(0, 2**40)
+        report = token_report(key)
+        cases.append(
+            Case(
+                f"生成的密钥与位置 {index + 1}",
+                (position, key),
+                report(reference_make_cursor(position, key)),
+                "游标只用 URL 安全的字符，且读不出密钥。",
+                key=report,
+            )
+        )
+    return tuple(cases)
