@@ -127,3 +127,13 @@ def test_exercises_have_no_outputs_and_no_solutions(path):
             assert cell.outputs == [] and cell.execution_count is None, f"cell {index}"
         for marker in ("BEGIN SOLUTION", "END SOLUTION", "HIDDEN TESTS"):
             assert marker not in cell.source, f"cell {index} still holds {marker}"
+
+
+def test_the_course_stands_alone_without_its_source_articles():
+    # Learners do not have the articles the course was written from: never point at them.
+    from tools.notebooks import ROOT
+
+    texts = [ROOT / "README.md", *sorted(ROOT.glob("notebooks/*.ipynb"))]
+    texts += sorted(ROOT.glob("solutions/*.ipynb")) + sorted(ROOT.glob("exercises/*.ipynb"))
+    for path in texts:
+        assert "源文章" not in path.read_text(encoding="utf-8"), path.name
