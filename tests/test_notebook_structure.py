@@ -137,3 +137,23 @@ def test_the_course_stands_alone_without_its_source_articles():
     texts += sorted(ROOT.glob("solutions/*.ipynb")) + sorted(ROOT.glob("exercises/*.ipynb"))
     for path in texts:
         assert "源文章" not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_every_section_heading_starts_its_own_markdown_cell():
+    # A "##" heading buried mid-cell hides a section from JupyterLab's table of contents
+    # and from a teacher collapsing sections; each one opens a cell.
+    import re
+
+    import nbformat
+
+    from tools.notebooks import ROOT
+
+    for path in sorted(ROOT.glob("notebooks/*.ipynb")) + sorted(ROOT.glob("solutions/*.ipynb")):
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            if cell.cell_type != "markdown":
+                continue
+            fenced = False
+            for number, line in enumerate(cell.source.split("\n")):
+                fenced ^= line.startswith("```")
+                if number and not fenced and re.match(r"##\s", line):
+                    raise AssertionError(f"{path.name} cell {index}: '{line}' is mid-cell")
