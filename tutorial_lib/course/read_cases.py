@@ -166,8 +166,9 @@ _LEARNER_HINTS: dict[str, str] = {
     "a misspelt field": "additionalProperties: false：多出的字段（多半是拼错的）报 unknown_field。",
     "line 0 (0-based thinking)": "行号从 1 开始：start 为 0 是 invalid_range。",
     "a negative line": "start 的下限是 1：负数也是 invalid_range。",
-    "a line beyond JSON's exact integers": (
-        "start 最大是 2**53 - 1：更大的整数在很多 JSON 实现里不精确。"
+    "a line beyond the interoperable integer range": (
+        "start 最大是 2**53 - 1：JSON 本身不限大小，但用双精度数读数字的解析器（如 JavaScript）"
+        "只能精确表示到这里。"
     ),
     "count 0": "count 的范围是 1 到 20。",
     "count above the cap": "count 最多 20：maximum 防止一次读入太多。",

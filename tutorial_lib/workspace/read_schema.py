@@ -45,7 +45,9 @@ __all__ = [
 ]
 
 MAX_COUNT = 20
-#: The largest integer every JSON implementation reads exactly (JavaScript's MAX_SAFE_INTEGER).
+#: The top of the interoperable integer range (RFC 8259 §6): JSON itself has no limit, but
+#: parsers that read numbers as IEEE-754 doubles (JavaScript's, among others) are exact only
+#: up to 2**53 - 1, so a larger line number could arrive changed.
 MAX_START = 2**53 - 1
 MAX_PATH_CHARS = 4096
 FIELDS = ("path", "start", "count")
@@ -125,7 +127,7 @@ READ_LINES_EXAMPLES: tuple[ArgumentExample, ...] = (
     ),
     _bad("a negative line", {"path": _P, "start": -3, "count": 2}, "invalid_range", "start"),
     _bad(
-        "a line beyond JSON's exact integers",
+        "a line beyond the interoperable integer range",
         {"path": _P, "start": MAX_START + 1, "count": 2},
         "invalid_range",
         "start",
