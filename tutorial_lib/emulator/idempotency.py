@@ -6,8 +6,9 @@ a fingerprint of the request and, once the write is done, the response it sent:
 - a new key: the request runs; its response is stored with the key;
 - the same key and the same payload again: the stored response is **replayed** (same status
   and body, plus ``Idempotent-Replayed: true``); nothing is written twice;
-- the same key with a different payload: 422, nothing runs (a key names one business
-  request, never two);
+- the same key with a different payload: 422 as the IETF draft says (Stripe answers 400
+  with an ``idempotency_error``), nothing runs (a key names one business request, never
+  two);
 - the same key while the first request is still running: 409, nothing runs; retry later;
 - a request that failed validation stores nothing (Stripe), so fixing it and resending with
   the same key is allowed;
