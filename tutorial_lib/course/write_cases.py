@@ -192,6 +192,19 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         "没有权限排在幂等键之前：键帮不了没有权限的请求。",
     ),
     _case(
+        "先超时，现在 token 不对",
+        (DENIED, False, None, True, True, True),
+        "check_authorization",
+        "没有权限排在“结果未知”之前（规则 1 先于规则 2）：先去拿权限，读回也要权限。",
+    ),
+    _case(
+        "503：请求已发出，代码不是 outcome_unknown",
+        (_error("temporary_unavailable", "unknown", "with_backoff"), False, None, True, True),
+        "verify_state",
+        "看 operation_state，不看 code：这次是 unknown，就算代码是 temporary_unavailable，"
+        "也要先读回核对。",
+    ),
+    _case(
         "先超时，现在是不会改变的失败",
         (TOO_LARGE, False, None, True, True, True),
         "unknown",
