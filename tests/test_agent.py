@@ -84,10 +84,10 @@ def figures(t: Transcript) -> tuple[Any, ...]:
 @pytest.mark.parametrize(
     ("mistakes", "expected"),
     [
-        ([], (1, 0, True, 1, 216)),
-        ([zero_based_lines()], (2, 1, False, 2, 541)),
-        ([integers_as_strings()], (3, 2, False, 3, 726)),
-        ([zero_based_lines(), integers_as_strings()], (4, 3, False, 4, 1051)),
+        ([], (1, 0, True, 1, 271)),
+        ([zero_based_lines()], (2, 1, False, 2, 596)),
+        ([integers_as_strings()], (3, 2, False, 3, 781)),
+        ([zero_based_lines(), integers_as_strings()], (4, 3, False, 4, 1106)),
     ],
     ids=["careful", "zero_based", "strings", "both"],
 )
@@ -113,7 +113,7 @@ def test_the_rich_transcript_shows_one_correction_per_error(root: Path) -> None:
 
 def test_habits_once_corrected_stay_corrected_on_later_pages(root: Path) -> None:
     t = read(root, "long.txt", [zero_based_lines(), integers_as_strings()])
-    assert figures(t) == (6, 3, False, 6, 2605)
+    assert figures(t) == (6, 3, False, 6, 2767)
     assert [s.arguments["start"] for s in t.steps[3:]] == [1, 21, 41]
     assert t.final == FinalAnswer("long.txt: read all 45 lines")
 
@@ -164,9 +164,9 @@ def test_give_up_limit_and_max_steps(root: Path) -> None:
 def test_stop_on_first_page_claims_the_first_page_is_everything(root: Path) -> None:
     careful = read(root, "long.txt", [])
     hasty = read(root, "long.txt", [stop_on_first_page()])
-    assert figures(careful) == (3, 0, True, 3, 1770)
+    assert figures(careful) == (3, 0, True, 3, 1932)
     assert careful.final == FinalAnswer("long.txt: read all 45 lines")
-    assert figures(hasty) == (1, 0, True, 1, 732)
+    assert figures(hasty) == (1, 0, True, 1, 786)
     assert hasty.final == FinalAnswer("long.txt: read all 20 lines")  # "I saw 20" != "there are 45"
     data = hasty.steps[0].result["data"]
     assert (data["has_more"], data["total_lines"]) == (True, 45)  # the result said so
@@ -190,7 +190,7 @@ def test_guess_enum_recovers_in_two_calls_with_the_rich_error() -> None:
     t = set_status("rich", [guess_enum()])
     # 599 characters: the invalid_status message now says "no status was changed" (the
     # schema check words it before the store is read), 11 characters shorter than before
-    assert figures(t) == (2, 1, False, 2, 599)
+    assert figures(t) == (2, 1, False, 2, 657)
     assert [s.arguments["status"] for s in t.steps] == ["doing", "in_progress"]
     assert t.steps[0].error_code == "invalid_status"
     assert t.final == FinalAnswer("task T-1 is now in_progress")
@@ -222,7 +222,7 @@ def test_the_transcript_lines_are_deterministic() -> None:
         == [
             '1. task_set_status {"task_id": "T-1", "status": "doing"}'
             " -> invalid_status (456 chars)",
-            '2. task_set_status {"task_id": "T-1", "status": "in_progress"} -> ok (143 chars)',
+            '2. task_set_status {"task_id": "T-1", "status": "in_progress"} -> ok (201 chars)',
             "answer: task T-1 is now in_progress",
         ]
     )

@@ -519,9 +519,9 @@ def test_context_budget_figures() -> None:
     budget = context_budget(fixtures.build_store())
     assert budget == {
         "dump_everything": 93456,
-        "detailed_pages": 30108,
-        "concise_pages": 22012,
-        "concise_plus_details": 35964,
-        "unresolved_plus_details": 19065,
+        "detailed_pages": 30668,
+        "concise_pages": 22572,
+        "concise_plus_details": 39395,
+        "unresolved_plus_details": 20690,
     }
     assert context_budget(fixtures.build_store()) == budget

@@ -588,6 +588,7 @@ def test_without_a_log_nothing_is_recorded_and_the_result_is_the_same(
             "total_lines": 3,
             "has_more": True,
         },
+        {"system": "workspace", "resource": "notes.txt"},
     )
 
 
@@ -779,3 +780,55 @@ def test_any_call_gives_a_valid_envelope_and_one_log_record(
     else:
         assert log[0].outcome == result["error"]["code"] in CATALOGUE
         assert result["error"]["operation_state"] == log[0].operation_state == "not_applied"
+
+
+# --------------------------------------------------------------------------- source
+
+
+def test_a_success_says_where_its_data_came_from_and_a_failure_says_nothing(
+    registry: Registry,
+) -> None:
+    read = call_tool(registry, "read_lines", {"path": "notes.txt", "start": 1, "count": 1})
+    assert read["source"] == {"system": "workspace", "resource": "notes.txt"}  # type: ignore[typeddict-item]
+    assert list(read) == ["schema_version", "ok", "tool", "source", "data"]
+    task = call_tool(registry, "task_set_status", {"task_id": "T-1", "status": "done"})
+    assert task["source"] == {"system": "task_tracker", "resource": "tasks/T-1"}  # type: ignore[typeddict-item]
+    failed = call_tool(registry, "read_lines", {"path": "missing.txt", "start": 1, "count": 1})
+    assert failed["ok"] is False and "source" not in failed
+
+
+def test_a_tool_without_a_source_has_none_in_its_envelope() -> None:
+    tool = fake_tool(lambda context, args, checked: {"n": 1})
+    assert call_tool(Registry([tool]), "fake_tool", {}) == success("fake_tool", {"n": 1})
+
+
+def test_the_envelope_schema_refuses_a_source_on_a_failure_or_an_empty_one() -> None:
+    error = {
+        "code": "not_found",
+        "message": "m",
+        "operation_state": "not_applied",
+        "retry": "never",
+    }
+    source = {"system": "workspace", "resource": "notes.txt"}
+    base = {"schema_version": 1, "tool": "read_lines"}
+    assert ENVELOPE.is_valid({**base, "ok": True, "source": source, "data": {}})
+    assert not ENVELOPE.is_valid({**base, "ok": False, "source": source, "error": error})
+    assert not ENVELOPE.is_valid({**base, "ok": True, "source": {"system": ""}, "data": {}})
+
+
+def test_a_source_step_that_raises_is_a_bug_not_a_result() -> None:
+    def broken(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Any:
+        raise KeyError("path")
+
+    tool = ToolSpec(
+        "fake_tool",
+        "Fake",
+        "A fake tool for tests.",
+        {"type": "object"},
+        execute=lambda context, args, checked: {},
+        source=broken,
+    )
+    log: list[LogRecord] = []
+    with pytest.raises(KeyError):
+        call_tool(Registry([tool]), "fake_tool", {}, log=log)
+    assert (log[0].outcome, log[0].station) == ("bug", "execution")

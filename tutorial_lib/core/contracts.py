@@ -44,6 +44,7 @@ __all__ = [
     "OPERATION_STATES",
     "RETRY_VALUES",
     "SCHEMA_VERSION",
+    "Source",
     "TOOL_NAME_REGEX",
     "STEPS",
     "CodeInfo",
@@ -178,13 +179,27 @@ class ErrorObject(_ErrorRequired, total=False):
     next_tool: NextTool
 
 
-class SuccessEnvelope(TypedDict):
-    """``{"schema_version": 1, "ok": True, "tool": ..., "data": {...}}``."""
+class Source(TypedDict):
+    """Where a success's data came from: the ``system`` (``"workspace"``, ``"github"``...)
+    and the ``resource`` read in it (a workspace path, a REST path). The model and the
+    operator can check a claim against it; chapter 06 decides from it what is untrusted."""
 
+    system: str
+    resource: str
+
+
+class _SuccessRequired(TypedDict):
     schema_version: int
     ok: Literal[True]
     tool: str
     data: dict[str, Any]
+
+
+class SuccessEnvelope(_SuccessRequired, total=False):
+    """``{"schema_version": 1, "ok": True, "tool": ..., "source": {...}, "data": {...}}``;
+    ``source`` is absent when a tool declares none (a pure computation)."""
+
+    source: Source
 
 
 class FailureEnvelope(TypedDict):
@@ -278,9 +293,13 @@ class ContractError(Exception):
         return f"ContractError({self.code!r}, {self.message!r})"
 
 
-def success(tool: str, data: dict[str, Any]) -> SuccessEnvelope:
-    """A success envelope."""
-    return {"schema_version": SCHEMA_VERSION, "ok": True, "tool": tool, "data": data}
+def success(tool: str, data: dict[str, Any], source: Source | None = None) -> SuccessEnvelope:
+    """A success envelope; ``source`` (where ``data`` came from) only when known."""
+    envelope: SuccessEnvelope = {"schema_version": SCHEMA_VERSION, "ok": True, "tool": tool}  # type: ignore[typeddict-item]
+    if source is not None:
+        envelope["source"] = source
+    envelope["data"] = data
+    return envelope
 
 
 def failure(
@@ -387,6 +406,15 @@ ENVELOPE_SCHEMA: dict[str, Any] = {
         "schema_version": {"const": SCHEMA_VERSION},
         "ok": {"type": "boolean"},
         "tool": {"type": "string", "pattern": TOOL_NAME_REGEX},
+        "source": {
+            "type": "object",
+            "required": ["system", "resource"],
+            "additionalProperties": False,
+            "properties": {
+                "system": {"type": "string", "minLength": 1},
+                "resource": {"type": "string", "minLength": 1},
+            },
+        },
         "data": {"type": "object"},
         "error": _error_schema(),
     },
@@ -399,7 +427,8 @@ ENVELOPE_SCHEMA: dict[str, Any] = {
         {
             "properties": {"ok": {"const": False}},
             "required": ["error"],
-            "not": {"required": ["data"]},
+            # a failure read nothing: it has no data, and so no source of data
+            "not": {"anyOf": [{"required": ["data"]}, {"required": ["source"]}]},
         },
     ],
     "additionalProperties": False,

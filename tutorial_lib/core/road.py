@@ -6,7 +6,7 @@
     3. business_check   the tool's check: what no schema can see
     4. authorization    stations of that slot (chapter 06)
     5. confirmation     stations of that slot (chapter 07)
-    6. execution        the tool's execute: data, or a ContractError
+    6. execution        the tool's execute: data (and where it came from), or a ContractError
     7. envelope_check   the result validates against ENVELOPE_SCHEMA (else: a bug)
     +  one LogRecord for the operator, naming the station where the call ended
 
@@ -238,9 +238,10 @@ def travel(
             data = tool.execute(tool.context, arguments, checked)
         except ContractError as exc:
             return _ended(tool, exc, "execution")
+        source = None if tool.source is None else tool.source(tool.context, arguments, data)
     # 7. envelope check
     reached.append("envelope_check")
-    result = success(tool.name, data)
+    result = success(tool.name, data, source)
     _check(result, tool.name)
     return Arrival(result, "execution")
 

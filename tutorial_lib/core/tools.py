@@ -9,7 +9,9 @@ and defaults, and the two steps of the road that belong to the tool itself:
   parsed value), which execution receives, or raises a ``ContractError``;
 - ``execute(context, args, checked)``: the work. It returns the ``data`` of a success
   envelope, or raises a ``ContractError`` (with ``operation_state="unknown"`` when the
-  outcome is not known).
+  outcome is not known);
+- ``source(context, args, data)``: where that data came from (a workspace path, a REST
+  path), the success envelope's ``source``. A tool that reads nothing declares none.
 
 Both see arguments the road already validated against ``input_schema``: a tool's own
 steps never validate again. ``context`` is what a tool needs to reach the world (a workspace root, a
@@ -31,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tutorial_lib.core.arguments import ArgumentContract, ValueErrorTranslator
-from tutorial_lib.core.contracts import TOOL_NAME_REGEX, ContractError
+from tutorial_lib.core.contracts import TOOL_NAME_REGEX, ContractError, Source
 
 __all__ = [
     "GITHUB_READ_ONLY",
@@ -44,6 +46,7 @@ __all__ = [
     "ErrorStyle",
     "Execute",
     "Registry",
+    "SourceOf",
     "ToolSpec",
 ]
 
@@ -54,6 +57,8 @@ NAME_PATTERN = re.compile(TOOL_NAME_REGEX)
 BusinessCheck = Callable[[Any, Mapping[str, Any]], Any]
 #: ``execute(context, args, checked) -> data``: raises ContractError on failure.
 Execute = Callable[[Any, Mapping[str, Any], Any], dict[str, Any]]
+#: ``source(context, args, data) -> Source``: where a success's data came from.
+SourceOf = Callable[[Any, Mapping[str, Any], dict[str, Any]], Source]
 #: ``"rich"``: failures are contract envelopes. ``"bare"``: chapter 03's counter-example,
 #: failures reduced to one upper-case word (see :mod:`tutorial_lib.examples.tasks`).
 ErrorStyle = Literal["rich", "bare"]
@@ -110,8 +115,8 @@ class ToolSpec:
     validates against it, strictly (:class:`~tutorial_lib.core.arguments.ArgumentContract`),
     with ``value_error`` wording the tool's own value errors and ``object_message`` the
     "not an object" error. ``output_schema`` describes ``data`` of a success (None if not
-    declared). ``check`` and ``execute`` see validated arguments (see the module
-    docstring); a spec without ``execute`` can be linted and exported but not called.
+    declared). ``check``, ``execute`` and ``source`` see validated arguments (see the
+    module docstring); a spec without ``execute`` can be linted and exported but not called.
     ``context`` is bound with :meth:`bind` when the registry is built.
     """
 
@@ -124,6 +129,7 @@ class ToolSpec:
     execute: Execute | None = field(default=None, compare=False, repr=False)
     check: BusinessCheck = field(default=_no_check, compare=False, repr=False)
     value_error: ValueErrorTranslator | None = field(default=None, compare=False, repr=False)
+    source: SourceOf | None = field(default=None, compare=False, repr=False)
     error_style: ErrorStyle = "rich"
     context: Any = field(default=None, compare=False, repr=False)
     #: The schema check, derived from ``input_schema`` (not an argument).

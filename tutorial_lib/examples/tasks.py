@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tutorial_lib.core.contracts import ContractError, Envelope, json_safe
+from tutorial_lib.core.contracts import ContractError, Envelope, Source, json_safe
 from tutorial_lib.core.road import call_tool
 from tutorial_lib.core.tools import LOCAL_WRITE, ErrorStyle, Registry, ToolSpec
 
@@ -186,6 +186,10 @@ def _write(store: TaskStore, args: Mapping[str, Any], previous: str) -> dict[str
     }
 
 
+def _source(store: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
+    return {"system": "task_tracker", "resource": f"tasks/{data['task_id']}"}
+
+
 #: task_set_status, declared once (unbound: bind a :class:`TaskStore` with
 #: :func:`task_set_status_spec`).
 TASK_SET_STATUS_SPEC = ToolSpec(
@@ -201,6 +205,7 @@ TASK_SET_STATUS_SPEC = ToolSpec(
     annotations=LOCAL_WRITE,
     check=_find_task,
     execute=_write,
+    source=_source,
     value_error=status_value_error,
 )
 

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tutorial_lib.core.arguments import out_of_range_error
-from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.core.contracts import ContractError, Source
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, ToolSpec
 from tutorial_lib.github.client import GitHubClient, ThreadState
 from tutorial_lib.github.pagination import MAX_CURSOR_CHARS, CursorCodec, CursorQuery, CursorState
@@ -699,6 +699,21 @@ LIST_COMMENTS_DESCRIPTION = (
     'Example: {"repository": "example/shop", "pr": 128, "filter": "unresolved"}'
 )
 
+
+def _pull_source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
+    return {"system": "github", "resource": f"repos/{args['repository']}/pulls/{args['pr']}"}
+
+
+def _comments_source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
+    pull = _pull_source(context, args, data)["resource"]
+    return {"system": "github", "resource": f"{pull}/comments"}
+
+
+def _comment_source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
+    resource = f"repos/{args['repository']}/pulls/comments/{args['comment_id']}"
+    return {"system": "github", "resource": resource}
+
+
 #: github_pr_get, declared once (bind a context with :func:`github_tool_specs`).
 PR_GET_SPEC = ToolSpec(
     name=PR_GET,
@@ -709,6 +724,7 @@ PR_GET_SPEC = ToolSpec(
     input_schema=PR_GET_SCHEMA,
     annotations=GITHUB_READ_ONLY,
     execute=_get_pull,
+    source=_pull_source,
     value_error=pr_argument_error,
 )
 
@@ -722,6 +738,7 @@ LIST_COMMENTS_SPEC = ToolSpec(
     output_schema=LIST_COMMENTS_DATA_SCHEMA,
     check=_check_cursor,
     execute=_list_comments,
+    source=_comments_source,
     value_error=pr_argument_error,
 )
 
@@ -736,6 +753,7 @@ GET_COMMENT_SPEC = ToolSpec(
     input_schema=GET_COMMENT_SCHEMA,
     annotations=GITHUB_READ_ONLY,
     execute=_get_comment,
+    source=_comment_source,
     value_error=pr_argument_error,
 )
 

@@ -100,7 +100,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
-from tutorial_lib.core.contracts import ContractError, OperationState
+from tutorial_lib.core.contracts import ContractError, OperationState, Source
 from tutorial_lib.core.retry import (
     Decision,
     ReadBack,
@@ -872,6 +872,13 @@ COMMENT_STATUS_DESCRIPTION = (
     ' "idempotency_key": "review-128-summary-1"}'
 )
 
+
+def _source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
+    # Both tools read or write a PR's conversation: GitHub keeps it with the issue.
+    resource = f"repos/{args['repository']}/issues/{args['pr']}/comments"
+    return {"system": "github", "resource": resource}
+
+
 #: github_pr_create_comment, declared once: its execution reads back, then posts (see
 #: :class:`CommentWrite`); no GitHub request happens before authorization.
 CREATE_COMMENT_SPEC = ToolSpec(
@@ -881,6 +888,7 @@ CREATE_COMMENT_SPEC = ToolSpec(
     input_schema=CREATE_COMMENT_SCHEMA,
     annotations=GITHUB_WRITE,
     execute=_create,
+    source=_source,
     value_error=_value_error,
 )
 
@@ -892,6 +900,7 @@ COMMENT_STATUS_SPEC = ToolSpec(
     input_schema=COMMENT_STATUS_SCHEMA,
     annotations=GITHUB_READ_ONLY,
     execute=_comment_status,
+    source=_source,
     value_error=_value_error,
 )
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy
 
-from tutorial_lib.core.contracts import ContractError, Envelope
+from tutorial_lib.core.contracts import ContractError, Envelope, Source
 from tutorial_lib.core.road import call_tool
 from tutorial_lib.core.tools import READ_ONLY_LOCAL, Registry, ToolSpec
 from tutorial_lib.workspace.read_schema import (
@@ -243,6 +243,11 @@ READ_LINES_DATA_SCHEMA: dict[str, Any] = {
     },
 }
 
+
+def _source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
+    return {"system": "workspace", "resource": data["path"]}
+
+
 #: read_lines, declared once: for registries (bound with :func:`read_lines_tool`),
 #: linters and exports.
 READ_LINES_SPEC = ToolSpec(
@@ -254,6 +259,7 @@ READ_LINES_SPEC = ToolSpec(
     output_schema=READ_LINES_DATA_SCHEMA,
     check=check_readable,
     execute=read_requested_lines,
+    source=_source,
     value_error=read_lines_value_error,
 )
 

@@ -73,7 +73,7 @@ from tutorial_lib.core.arguments import (
     description_with_examples,
     out_of_range_error,
 )
-from tutorial_lib.core.contracts import ContractError, Envelope, oserror_details
+from tutorial_lib.core.contracts import ContractError, Envelope, Source, oserror_details
 from tutorial_lib.core.road import call_tool
 from tutorial_lib.core.time_limit import TimeLimit
 from tutorial_lib.core.tools import READ_ONLY_LOCAL, Registry, ToolSpec
@@ -1228,6 +1228,11 @@ SEARCH_FILES_DATA_SCHEMA: dict[str, Any] = {
     ],
 }
 
+
+def _source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
+    return {"system": "workspace", "resource": data["scope"]}
+
+
 #: search_files, declared once: for registries (bound with :func:`search_files_tool`),
 #: linters and exports.
 SEARCH_FILES_SPEC = ToolSpec(
@@ -1239,6 +1244,7 @@ SEARCH_FILES_SPEC = ToolSpec(
     output_schema=SEARCH_FILES_DATA_SCHEMA,
     check=_check,
     execute=_execute,
+    source=_source,
     value_error=_value_error,
 )
 
