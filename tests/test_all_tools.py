@@ -13,6 +13,7 @@ import errno
 import json
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,153 @@ def test_arbitrary_arguments_to_every_registered_tool_give_a_valid_envelope(
     ENVELOPE.validate(result)
     json.dumps(result, allow_nan=False)
     assert result["tool"] == name
+
+
+def nested(depth: int, in_object: bool = False) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"k": value} if in_object else [value]
+    return value
+
+
+#: Valid arguments of every tool: each hostile case below spoils one part of them.
+VALID_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "read_lines": {"path": "notes.txt", "start": 1, "count": 1},
+    "search_files": {"query": "first"},
+    "task_set_status": {"task_id": "T-1", "status": "done"},
+    "github_pr_get": {"repository": "example/shop", "pr": 128},
+    "github_pr_list_comments": {"repository": "example/shop", "pr": 128},
+    "github_pr_get_comment": {"repository": "example/shop", "pr": 128, "comment_id": 1},
+    "github_pr_create_comment": {
+        "repository": "example/shop",
+        "pr": 128,
+        "body": "A summary.",
+        "idempotency_key": "hostile-key-0001",
+    },
+    "github_pr_get_comment_status": {
+        "repository": "example/shop",
+        "pr": 128,
+        "idempotency_key": "hostile-key-0001",
+    },
+}
+#: Values that are valid JSON (or a Python caller's mistake) and must never break a tool.
+HOSTILE_VALUES: list[Any] = [
+    nested(990),
+    nested(990, in_object=True),
+    nested(5000),
+    "\ud800",
+    "text with a lone \udfff surrogate",
+    "x" * 1_000_000,
+    "ok\n",
+    "example/shop\n",
+    10**5000,
+    -(2**63),
+    float("inf"),
+    float("nan"),
+    {"\ud800": 1},
+    {"k" * 100_000: 1},
+    {1: "a non-string key"},
+    [None] * 10_000,
+    "\x00",
+]
+HOSTILE_NAMES: list[Any] = ["\ud800", "k" * 1_000_000, "", "\x00", "a\nb", 1, None]
+
+
+def hostile_cases() -> Iterator[tuple[str, Any]]:
+    for name, valid in VALID_ARGUMENTS.items():
+        for field in valid:
+            for value in HOSTILE_VALUES:
+                yield name, {**valid, field: value}
+        for key in HOSTILE_NAMES:
+            yield name, {**valid, key: 1}
+        yield name, nested(990)
+        yield name, {**valid, "extra": nested(990, in_object=True)}
+
+
+def assert_final_form(result: Any, name: str) -> None:
+    """The envelope as it leaves for the model: valid, strict JSON, UTF-8, not huge."""
+    ENVELOPE.validate(result)
+    text = json.dumps(result, ensure_ascii=False, allow_nan=False)
+    text.encode("utf-8")  # a lone surrogate anywhere would raise here
+    assert len(text) < 20_000, f"{name}: an envelope of {len(text)} characters"
+    assert result["tool"] == name
+
+
+def test_hostile_arguments_to_every_tool_give_a_small_valid_envelope(
+    workspace: Path, github: GitHubClient
+) -> None:
+    tools = registry(workspace, github)
+    assert set(VALID_ARGUMENTS) == set(tools.names)
+    cases = list(hostile_cases())
+    for name, args in cases:
+        log: list[Any] = []
+        result = call_tool(tools, name, args, log=log)
+        assert_final_form(result, name)
+        json.dumps(log[0].to_dict(), ensure_ascii=False).encode("utf-8")  # the log too
+    assert len(cases) > 8 * 30
+
+
+def test_hostile_arguments_give_a_valid_envelope_from_a_worker_thread(
+    workspace: Path, github: GitHubClient
+) -> None:
+    # An MCP server or a web app calls tools from threads: no step may rely on the main one.
+    tools = registry(workspace, github)
+    cases = [case for i, case in enumerate(hostile_cases()) if i % 7 == 0]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda case: call_tool(tools, *case), cases))
+    for (name, _), result in zip(cases, results, strict=True):
+        assert_final_form(result, name)
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "value"),
+    [
+        ("github_pr_get", "repository", "example/shop\n"),
+        ("github_pr_create_comment", "idempotency_key", "hostile-key-0002\n"),
+        ("github_pr_get_comment_status", "idempotency_key", "hostile-key-0001\n"),
+    ],
+)
+def test_a_trailing_newline_never_passes_a_pattern(
+    workspace: Path, github: GitHubClient, name: str, field: str, value: str
+) -> None:
+    # Python's `$` matches before a final newline; JSON Schema's (ECMA-262) does not.
+    result = call_tool(registry(workspace, github), name, {**VALID_ARGUMENTS[name], field: value})
+    assert result["ok"] is False, result
+    assert result["error"]["field"] == field
+    assert result["error"]["code"] in ("invalid_value", "invalid_range"), result["error"]
+
+
+def test_a_body_with_a_lone_surrogate_is_refused_before_any_request(
+    workspace: Path, github: GitHubClient
+) -> None:
+    args = {**VALID_ARGUMENTS["github_pr_create_comment"], "body": "half \ud83d of an emoji"}
+    result = call_tool(registry(workspace, github), "github_pr_create_comment", args)
+    assert result["ok"] is False
+    error = result["error"]
+    assert (error["code"], error["field"], error["operation_state"]) == (
+        "invalid_value",
+        "body",
+        "not_applied",
+    )
+    assert error["received"] == "half \\ud83d of an emoji"  # escaped, not lost
+
+
+def test_deep_nesting_is_refused_by_name_and_echoed_small(
+    workspace: Path, github: GitHubClient
+) -> None:
+    args = {**VALID_ARGUMENTS["read_lines"], "path": nested(990)}
+    error = call_tool(registry(workspace, github), "read_lines", args)["error"]
+    assert (error["code"], error["field"]) == ("invalid_value", "path")
+    assert "nested deeper than 32 levels" in error["message"]
+
+
+def test_a_huge_unknown_name_is_cut_in_every_echo(workspace: Path, github: GitHubClient) -> None:
+    args = {**VALID_ARGUMENTS["read_lines"], "k" * 10_000_000: 1}
+    result = call_tool(registry(workspace, github), "read_lines", args)
+    error = result["error"]
+    assert error["code"] == "unknown_field"
+    assert len(error["field"]) == 80 and error["field"].endswith("…")
+    assert len(json.dumps(result)) < 2_000
 
 
 def list_comments_with_a_forged_cursor(tools: Registry) -> Any:

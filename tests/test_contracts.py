@@ -572,3 +572,28 @@ def test_an_error_takes_its_codes_operation_state_unless_told() -> None:
     }
     for row in DECISION_TABLE:
         assert row.operation_state == CATALOGUE[row.code].operation_state
+
+
+def test_json_safe_makes_every_key_and_string_writable_as_small_utf8() -> None:
+    from tutorial_lib.core.contracts import json_safe, safe_text
+
+    safe = json_safe({"\ud800": "a\udfffb", 1: "one", "k" * 1000: None})
+    assert safe == {"\\ud800": "a\\udfffb", "1": "one", "k" * 79 + "…": None}
+    json.dumps(safe, ensure_ascii=False).encode("utf-8")
+    assert safe_text("x" * 500, 10) == "x" * 9 + "…"
+    assert safe_text("short") == "short"
+
+
+def test_the_schema_check_reads_dollar_as_json_schema_does() -> None:
+    from tutorial_lib.core.arguments import ArgumentContract, strict_validator_class
+
+    schema = {"type": "object", "properties": {"k": {"type": "string", "pattern": "^[a-z]+$"}}}
+    validator = strict_validator_class()(schema)
+    assert validator.is_valid({"k": "shop"})
+    assert not validator.is_valid({"k": "shop\n"})  # Python's `$` alone would accept it
+    # escaped dollars and dollars in a class are characters, not anchors
+    literal = strict_validator_class()(
+        {"type": "object", "properties": {"k": {"type": "string", "pattern": r"^\$[$]$"}}}
+    )
+    assert literal.is_valid({"k": "$$"}) and not literal.is_valid({"k": "$$\n"})
+    assert ArgumentContract("t", schema, lambda n, v, e: None).validate({"k": "ok"}) is None  # type: ignore[arg-type,return-value]

@@ -15,21 +15,24 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tutorial_lib.core.contracts import ContractError, json_safe
+from tutorial_lib.core.contracts import ContractError, json_safe, safe_text
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError
     from jsonschema.protocols import Validator
 
 __all__ = [
+    "MAX_ARGUMENT_DEPTH",
     "ArgumentContract",
     "ArgumentExample",
     "ValueErrorTranslator",
     "description_with_examples",
+    "malformed_json_error",
     "missing_field_error",
     "out_of_range_error",
     "shown",
@@ -70,12 +73,49 @@ def strict_validator_class() -> type[Validator]:
     where Jupyter's optional format checkers are installed, and ``import`` of the core
     must stay light.
     """
-    from jsonschema import Draft202012Validator, validators
+    from jsonschema import Draft202012Validator, ValidationError, validators
 
     strict_types = Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _checker, value: type(value) is int
     )
-    return validators.extend(Draft202012Validator, type_checker=strict_types)
+
+    def pattern(validator: Any, regex: str, instance: Any, schema: Any) -> Any:
+        if validator.is_type(instance, "string") and not _ecma_search(regex, instance):
+            yield ValidationError(f"{shown(instance)} does not match {regex!r}")
+
+    return validators.extend(
+        Draft202012Validator, validators={"pattern": pattern}, type_checker=strict_types
+    )
+
+
+def _ecma_search(pattern: str, text: str) -> bool:
+    """Whether ``pattern`` matches ``text`` as JSON Schema says: with ECMA-262's ``$``.
+
+    In Python's ``re``, ``$`` also matches before a final newline, so ``"^[a-z]+$"`` would
+    accept ``"shop\n"``; in ECMA-262 (the dialect of JSON Schema, and of every client the
+    schema is exported to) it matches at the very end only: Python's ``\\Z``.
+    """
+    return _compiled_ecma(pattern).search(text) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled_ecma(pattern: str) -> re.Pattern[str]:
+    out: list[str] = []
+    escaped = in_class = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            out.append(r"\Z")
+            continue
+        out.append(char)
+    return re.compile("".join(out))
 
 
 #: Translates a schema error on one field (anything but a wrong type) into a contract error:
@@ -119,7 +159,23 @@ class ArgumentContract:
         return strict_validator_class()(self.schema)
 
     def validate(self, args: Any) -> ContractError | None:
-        """The first contract error of ``args`` (see the class docstring), or None."""
+        """The first contract error of ``args`` (see the class docstring), or None.
+
+        Before the schema: arguments that are not an object, or that no JSON text of a
+        sane tool call holds (nested deeper than :data:`MAX_ARGUMENT_DEPTH`, a lone
+        surrogate in a name, a name that is not a string) are refused here,
+        so that no later step (the validator's messages, the log's digest) meets them. A
+        lone surrogate in a string *value* is left to the tool, which knows what the value
+        is (read_lines: ``invalid_path``); every echo of it is escaped
+        (:func:`~tutorial_lib.core.contracts.json_safe`).
+        """
+        if not isinstance(args, dict):
+            return ContractError(
+                "invalid_type", self.object_message, received=args, expected="object"
+            )
+        shape = malformed_json_error(args)
+        if shape is not None:
+            return shape
         try:
             errors = list(self.validator.iter_errors(args))
         except ValueError:
@@ -178,6 +234,56 @@ def _object_message(fields: tuple[str, ...], required: tuple[str, ...]) -> str:
     return text
 
 
+#: Arguments nested deeper than this are refused (no tool here takes more than 3 levels;
+#: Python's recursion limit is 1000, and JSON parsers accept far deeper texts).
+MAX_ARGUMENT_DEPTH = 32
+
+
+def malformed_json_error(args: dict[Any, Any]) -> ContractError | None:
+    """``invalid_value`` (or ``invalid_type`` for a name that is not a string) when ``args``
+    holds what no well-formed tool call does; None otherwise. Iterative: any depth is safe.
+
+    ``field`` names the top-level argument the problem is in (escaped, cut if need be).
+    """
+    stack: list[tuple[Any, int, Any]] = [(args, 0, None)]
+    while stack:
+        value, depth, top = stack.pop()
+        if depth > MAX_ARGUMENT_DEPTH:
+            return _malformed(top, f"nested deeper than {MAX_ARGUMENT_DEPTH} levels")
+        if isinstance(value, list):
+            stack.extend((item, depth + 1, top) for item in value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                here = key if top is None else top
+                if not isinstance(key, str):
+                    return ContractError(
+                        "invalid_type",
+                        f"argument names must be strings, got {type(key).__name__}",
+                        received=key,
+                        expected="string",
+                    )
+                if _has_lone_surrogate(key):
+                    return _malformed(here, "a name holds a lone surrogate: not valid Unicode text")
+                stack.append((item, depth + 1, here))
+    return None
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _malformed(field: Any, problem: str) -> ContractError:
+    if field is None:
+        return ContractError("invalid_value", f"the arguments are not accepted: {problem}")
+    return ContractError(
+        "invalid_value", f"'{safe_text(field, 80)}' is not accepted: {problem}", field=field
+    )
+
+
 def _as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -209,7 +315,7 @@ def unknown_field_error(tool: str, fields: tuple[str, ...], name: str, value: An
     """``unknown_field`` for an argument ``tool`` does not accept, listing what it accepts."""
     return ContractError(
         "unknown_field",
-        f"{tool} has no argument '{name}'; it accepts only {', '.join(fields)}",
+        f"{tool} has no argument '{safe_text(name, 80)}'; it accepts only {', '.join(fields)}",
         field=name,
         received=value,
         allowed_values=list(fields),

@@ -67,6 +67,7 @@ __all__ = [
     "log_details",
     "next_step",
     "oserror_details",
+    "safe_text",
     "success",
 ]
 
@@ -284,7 +285,12 @@ class ContractError(Exception):
         for key in ("field", "received", "expected", "allowed_values", "suggestion", "next_tool"):
             if key in self.fields:
                 value = self.fields[key]
-                error[key] = json_safe(value) if key == "received" else value
+                if key == "received":
+                    value = json_safe(value)
+                elif key == "field":
+                    value = safe_text(value, 80)  # an unknown name may be anything
+                error[key] = value
+        error["message"] = safe_text(self.message, 1000)
         error["operation_state"] = operation_state or self.operation_state
         error["retry"] = self.fields.get("retry", CATALOGUE[self.code].retry)
         return error  # type: ignore[return-value]
@@ -342,7 +348,8 @@ def json_safe(value: Any, _depth: int = 0) -> Any:
     """``value`` if it survives a JSON round trip unchanged in meaning, else a short repr.
 
     ``received`` echoes what the model sent; it must never make the envelope unserializable
-    (NaN, infinities, sets, bytes) or huge (long strings are cut).
+    (NaN, infinities, sets, bytes, lone surrogates, non-string keys) or huge (long strings
+    and keys are cut, lists and objects keep 20 items, nesting stops at 5 levels).
     """
     if _depth > 4:
         return "…"
@@ -356,16 +363,30 @@ def json_safe(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
     if isinstance(value, str):
-        # A lone surrogate ("\ud800" is valid JSON) cannot be written as UTF-8: escape it.
-        value = value.encode("utf-8", "backslashreplace").decode("utf-8")
-        return value if len(value) <= 200 else value[:199] + "…"
+        return safe_text(value)
     if isinstance(value, list):
         return [json_safe(v, _depth + 1) for v in value[:20]]
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {k: json_safe(v, _depth + 1) for k, v in list(value.items())[:20]}
+    if isinstance(value, dict):
+        return {
+            safe_text(k if isinstance(k, str) else _short_repr(k), 80): json_safe(v, _depth + 1)
+            for k, v in list(value.items())[:20]
+        }
+    return _short_repr(value)
+
+
+def safe_text(text: str, limit: int = 200) -> str:
+    """``text`` cut to about ``limit`` characters (``…`` marks a cut), lone surrogates
+    escaped (``"\\ud800"``): it can always be written as UTF-8."""
+    cut = text[: limit + 1]
+    # A lone surrogate ("\ud800" is valid JSON) cannot be written as UTF-8: escape it.
+    cut = cut.encode("utf-8", "backslashreplace").decode("utf-8")
+    return cut if len(cut) <= limit and len(text) <= limit else cut[: limit - 1] + "…"
+
+
+def _short_repr(value: Any) -> str:
     try:
-        return repr(value)[:200]
-    except ValueError:  # e.g. a huge int inside a tuple
+        return safe_text(repr(value))
+    except (ValueError, RecursionError):  # a huge int inside a tuple; a deep structure
         return f"<{type(value).__name__}>"
 
 
@@ -464,7 +485,7 @@ def digest_arguments(args: Any) -> str:
     storing what they contained (file contents, tokens, personal data)."""
     try:
         text = json.dumps(args, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
-    except (TypeError, ValueError):  # non-string keys, huge ints, unserializable values
+    except (TypeError, ValueError, RecursionError):  # odd keys, huge ints, deep nesting
         text = json.dumps(json_safe(args), sort_keys=True, ensure_ascii=True)
     return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 

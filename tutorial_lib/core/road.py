@@ -45,6 +45,7 @@ from tutorial_lib.core.contracts import (
     digest_arguments,
     failure,
     log_details,
+    safe_text,
     success,
 )
 from tutorial_lib.core.tools import NAME_PATTERN, Registry, ToolSpec
@@ -342,9 +343,11 @@ def _record(
     if raised is not None:
         known["exception_class"] = raised.__name__
     return LogRecord(
-        tool=name if isinstance(name, str) else repr(name)[:128],
+        tool=safe_text(name if isinstance(name, str) else repr(name), 128),
         arguments_digest=digest_arguments(args),
-        argument_names=tuple(sorted(str(k) for k in args)) if isinstance(args, dict) else (),
+        argument_names=tuple(sorted(safe_text(str(k), 80) for k in args))
+        if isinstance(args, dict)
+        else (),
         outcome=outcome,
         operation_state=state,
         elapsed_ms=round(elapsed_s * 1000, 3),

@@ -432,6 +432,24 @@ def _value_error(name: str, value: Any, error: ValidationError) -> ContractError
     return pr_argument_error(name, value, error)
 
 
+def _check_body(context: WriteContext, args: Mapping[str, Any]) -> None:
+    """The business check of github_pr_create_comment: the body must be Unicode text.
+
+    JSON can carry a lone surrogate (``"\\ud800"``), which no UTF-8 request body can:
+    refused here, before any request, rather than failing half-way through a write.
+    """
+    try:
+        args["body"].encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ContractError(
+            "invalid_value",
+            f"'body' holds a lone surrogate at position {exc.start}: not valid Unicode text",
+            field="body",
+            received=args["body"],
+            expected="text that can be written as UTF-8",
+        ) from None
+
+
 # --------------------------------------------------------------------------- one write
 
 
@@ -887,6 +905,7 @@ CREATE_COMMENT_SPEC = ToolSpec(
     description=CREATE_COMMENT_DESCRIPTION,
     input_schema=CREATE_COMMENT_SCHEMA,
     annotations=GITHUB_WRITE,
+    check=_check_body,
     execute=_create,
     source=_source,
     value_error=_value_error,
