@@ -573,6 +573,16 @@ def test_the_exercise_tables_are_the_librarys_own_answers() -> None:
     assert checks.all_passed, "\n".join(checks.lines())
 
 
+def test_the_exercise_cases_have_distinct_names_and_hints() -> None:
+    # The check prints one line per name: two cases with one name could not be told apart.
+    from tutorial_lib.course.write_cases import RECONCILE_CASES, WRITE_DECISION_CASES
+
+    for cases in (WRITE_DECISION_CASES, RECONCILE_CASES):
+        labels = [case.name for case in cases]
+        assert len(set(labels)) == len(labels), labels
+        assert all(case.hint.strip() for case in cases)
+
+
 def test_a_failed_read_back_is_simply_read_again() -> None:
     with service("unavailable:1, rate_limited:1", read_faults=True) as (handle, context, waits):
         result = create(context, ARGS)

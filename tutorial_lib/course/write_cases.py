@@ -113,7 +113,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         "没有权限：换参数也没用，请用户授权。",
     ),
     _case(
-        "不会改变的失败",
+        "重试也没用的失败",
         (TOO_LARGE, False, None, True, True),
         "not_posted",
         "retry 为 never：如实报告没发，不要重试。",
@@ -170,7 +170,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         "超时，不能读回也没有键",
         (TIMEOUT, False, None, False, True),
         "unknown",
-        "既没有可靠的幂等键也不能读回：状态无从得知，停下如实报告。",
+        "没有证实过的键，也没法读回：写没写成谁也说不清，报告未知，不再重发。",
     ),
     _case(
         "先超时，后被拒绝，可以读回",
@@ -205,13 +205,13 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         "也要先读回核对。",
     ),
     _case(
-        "先超时，现在是不会改变的失败",
+        "先超时，现在是重试也没用的失败",
         (TOO_LARGE, False, None, True, True, True),
         "unknown",
         "不能再试，但之前那次可能写成了：报告未知，不是没发。",
     ),
     _case(
-        "先超时，现在是不会改变的失败，读回找到了",
+        "先超时，现在是重试也没用的失败，读回找到了",
         (TOO_LARGE, False, "found", True, True, True),
         "already_posted",
         "第一次其实写成了：找到了就报告已发出，哪怕这次的失败不能重试。",
