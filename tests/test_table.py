@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tutorial_lib.course.table import display_width, pad, text_table
+from tutorial_lib.course.table import display_width, pad, text_table, wrap
 
 
 def test_a_chinese_character_takes_two_columns():
@@ -43,3 +43,12 @@ def test_the_second_column_starts_at_the_same_display_column_on_every_line(rows)
     for line, (first, second) in zip(lines, rows, strict=True):
         assert line.startswith(first) and line.endswith(second)
         assert display_width(line) - display_width(second) == widest + 2
+
+
+def test_wrap_breaks_chinese_anywhere_and_keeps_words_whole():
+    text = "模型只能从名字和说明里推断 read_lines 的用法，" * 4
+    lines = wrap(text, 30, "  ")
+    assert all(display_width(line) <= 30 for line in lines)
+    assert all("read_lines" in line or "read_" not in line for line in lines)
+    assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
+    assert wrap("short") == ["short"]

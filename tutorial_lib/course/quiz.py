@@ -25,9 +25,13 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from tutorial_lib.course.table import wrap
+
 __all__ = ["Feedback", "Question", "Quiz", "QuizView", "load_quiz"]
 
 LETTERS = string.ascii_uppercase
+#: Display columns of the plain-text quiz: prose wraps to fit a notebook's output area.
+TEXT_WIDTH = 96
 # A fenced block in a prompt: ``` (optionally with a language word) ... ``` on their own lines.
 _FENCE = re.compile(r"^```[\w-]*\n(.*?)\n```$", re.DOTALL | re.MULTILINE)
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
@@ -80,12 +84,19 @@ class Question:
     def text(self, number: int) -> str:
         """The question and its options as plain text (no answer, no explanation)."""
         first, *rest = self.prompt.split("\n")
-        # Later prompt lines (a shown output, say) are indented under the question's number.
-        lines = [f"{number}. {first}", *(f"   {line}" if line else "" for line in rest)]
-        lines += [
-            f"   {letter}. {option}"
-            for letter, option in zip(self.letters, self.options, strict=True)
-        ]
+        # Later prompt lines (a shown output, say) are indented under the question's number;
+        # prose is wrapped to fit a notebook's width, a shown output never.
+        lines = wrap(f"{number}. {first}", TEXT_WIDTH, "   ")
+        fenced = False
+        for line in rest:
+            if line.startswith("```"):
+                fenced = not fenced
+            if fenced or line.startswith("```") or not line:
+                lines.append(f"   {line}" if line else "")
+            else:
+                lines += wrap(f"   {line}", TEXT_WIDTH, "   ")
+        for letter, option in zip(self.letters, self.options, strict=True):
+            lines += wrap(f"   {letter}. {option}", TEXT_WIDTH, "      ")
         return "\n".join(lines)
 
 
@@ -118,9 +129,11 @@ class Feedback:
         ]
 
     def text(self) -> str:
-        lines = [self.verdict, f"解释：{self.explanation}"]
+        lines = [self.verdict, *wrap(f"解释：{self.explanation}", TEXT_WIDTH, "  ")]
         if self.reasons:
-            lines += ["逐项：", *(f"  {line}" for line in self.reason_lines())]
+            lines.append("逐项：")
+            for line in self.reason_lines():
+                lines += wrap(f"  {line}", TEXT_WIDTH, "    ")
         return "\n".join(lines)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["display_width", "pad", "text_table"]
+__all__ = ["display_width", "pad", "text_table", "wrap"]
 
 
 def display_width(text: str) -> int:
@@ -59,3 +59,39 @@ def text_table(
     if rule:
         lines.insert(1, "-" * (sum(widths) + gap * (columns - 1)))
     return "\n".join(lines)
+
+
+def wrap(text: str, width: int = 96, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` display columns, later lines after ``indent``.
+
+    Chinese text may break between any two characters; a run of other characters (an
+    English word, an identifier, a number) is kept whole unless it alone is too wide.
+    """
+    tokens = [t for t in _tokens(text) if t]
+    lines: list[str] = []
+    line = ""
+    for token in tokens:
+        if line and display_width(line + token.rstrip()) > width:
+            lines.append(line.rstrip())
+            line = indent + token.lstrip()
+        else:
+            line += token
+    lines.append(line.rstrip())
+    return lines
+
+
+def _tokens(text: str) -> list[str]:
+    """Wide characters one by one; other runs split after their spaces."""
+    out: list[str] = []
+    run = ""
+    for char in text:
+        if unicodedata.east_asian_width(char) in ("W", "F"):
+            out += [run, char]
+            run = ""
+        else:
+            run += char
+            if char == " ":
+                out.append(run)
+                run = ""
+    out.append(run)
+    return out
