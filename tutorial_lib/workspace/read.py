@@ -95,11 +95,11 @@ def read_requested_lines(
     context: ReadContext, args: Mapping[str, Any], opened: OpenedFile
 ) -> dict[str, Any]:
     """Execution: one pass over the opened file; the road closes it afterwards."""
-    path, start, count = args["path"], args["start"], args["count"]
+    path = args["path"]
     max_chars = context.limits.max_line_chars
     try:
         with os.fdopen(opened.fd, "rb", buffering=0, closefd=False) as stream:
-            scan = _scan(stream, path, start, count, max_chars)
+            scan = _scan(stream, path, args["start"], args["count"], max_chars)
     except OSError as exc:  # the storage failed mid-read (EIO and the like)
         raise ContractError(
             "temporary_unavailable",
@@ -110,10 +110,10 @@ def read_requested_lines(
     lines = [_decode(n, raw, path, cut, max_chars) for n, raw, cut in scan.lines]
     return {
         "path": path,
-        "start": start,
+        "start": args["start"],
         "lines": lines,
         "total_lines": scan.total_lines,
-        "has_more": start - 1 + len(lines) < scan.total_lines,
+        "has_more": args["start"] - 1 + len(lines) < scan.total_lines,
     }
 
 
