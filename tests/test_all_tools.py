@@ -35,6 +35,7 @@ from tutorial_lib.examples.tasks import (
     task_set_status,
     task_set_status_spec,
 )
+from tutorial_lib.examples.units import JOB_GET_RESULT_SPEC, JobRunner, job_get_result_spec
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import READ_SPECS, GitHubToolContext, github_tool_specs
@@ -64,6 +65,7 @@ ALL_SPECS: tuple[ToolSpec, ...] = (
     TASK_SET_STATUS_SPEC,
     *READ_SPECS,
     *WRITE_SPECS,
+    JOB_GET_RESULT_SPEC,
 )
 
 
@@ -84,6 +86,7 @@ def registry(root: Path, client: GitHubClient) -> Registry:
             *github_tool_specs(GitHubToolContext(client, CursorCodec(b"k" * 32))),
             # no real waiting between write attempts: the schedule is not what is tested here
             *write_tool_specs(WriteContext(client, sleep=lambda seconds: None)),
+            job_get_result_spec(JobRunner({"J-1": 12_000})),
         ]
     )
 
@@ -151,6 +154,7 @@ VALID_ARGUMENTS: dict[str, dict[str, Any]] = {
         "pr": 128,
         "idempotency_key": "hostile-key-0001",
     },
+    "job_get_result": {"job_id": "J-1", "timeout_ms": 30_000},
 }
 #: Values that are valid JSON (or a Python caller's mistake) and must never break a tool.
 HOSTILE_VALUES: list[Any] = [

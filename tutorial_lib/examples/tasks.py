@@ -50,6 +50,7 @@ __all__ = [
     "status_value_error",
     "task_set_status",
     "task_set_status_spec",
+    "task_source",
     "with_bare_errors",
 ]
 
@@ -186,7 +187,8 @@ def _write(store: TaskStore, args: Mapping[str, Any], previous: str) -> dict[str
     }
 
 
-def _source(store: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
+def task_source(store: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
+    """Where task_set_status's data came from: the task it changed, in the task tracker."""
     return {"system": "task_tracker", "resource": f"tasks/{data['task_id']}"}
 
 
@@ -205,7 +207,7 @@ TASK_SET_STATUS_SPEC = ToolSpec(
     annotations=LOCAL_WRITE,
     check=_find_task,
     execute=_write,
-    source=_source,
+    source=task_source,
     value_error=status_value_error,
 )
 
