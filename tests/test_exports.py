@@ -10,6 +10,7 @@ validated value equals the export: a misspelt key would vanish and fail that com
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 from typing import Any
@@ -28,6 +29,7 @@ from pydantic import TypeAdapter
 from tutorial_lib.core.tools import NAME_PATTERN, Annotations, ToolSpec
 from tutorial_lib.course.toolsets import GOOD_TOOLSET
 from tutorial_lib.design.exports import (
+    TARGETS,
     ExportError,
     compare_exports,
     format_comparison,
@@ -37,6 +39,7 @@ from tutorial_lib.design.exports import (
     to_anthropic,
     to_mcp,
     to_openai,
+    tool_list_json,
 )
 from tutorial_lib.workspace.read import READ_LINES_SPEC
 from tutorial_lib.workspace.read_schema import (
@@ -208,32 +211,48 @@ def test_strict_schema_accepts_what_the_original_accepts_for_read_lines():
 def test_optional_fields_become_required_and_nullable():
     spec = next(s for s in GOOD_TOOLSET if s.name == "github_pr_list_comments")
     strict = to_openai(spec)["function"]["parameters"]
-    assert spec.input_schema["required"] == ["owner", "repo", "pull_number"]
-    assert strict["required"] == ["owner", "repo", "pull_number", "per_page", "page"]
-    per_page = strict["properties"]["per_page"]
-    assert per_page["type"] == ["integer", "null"]
-    assert "default" not in per_page
-    assert per_page["description"].endswith(
-        "Default: 30. Null means not given: the default applies."
+    assert spec.input_schema["required"] == ["repository", "pr"]
+    assert strict["required"] == [
+        "repository",
+        "pr",
+        "cursor",
+        "page_size",
+        "response_format",
+        "filter",
+    ]
+    page_size = strict["properties"]["page_size"]
+    assert page_size["type"] == ["integer", "null"]
+    assert "default" not in page_size
+    assert page_size["description"].endswith(
+        "Default: 10. Null means not given: the default applies."
     )
+    assert strict["properties"]["cursor"]["description"].endswith("Null means not given.")
     problems = strict_mode_problems(spec.input_schema)
     assert (
-        "properties.per_page: optional, but strict mode requires every property in 'required'"
+        "properties.page_size: optional, but strict mode requires every property in 'required'"
         " -> now required and nullable (null means 'not given')"
     ) in problems
-    assert "properties.page: default is not in the strict subset -> moved into the description" in (
-        problems
+    assert (
+        "properties.filter: default is not in the strict subset -> moved into the description"
+        in problems
     )
     # a call as a strict model makes it, and back
     strict_validator = Draft202012Validator(strict)
     original_validator = Draft202012Validator(spec.input_schema)
-    sent = {"owner": "o", "repo": "r", "pull_number": 7, "per_page": None, "page": 2}
+    sent = {
+        "repository": "example/shop",
+        "pr": 128,
+        "cursor": None,
+        "page_size": None,
+        "response_format": None,
+        "filter": "unresolved",
+    }
     assert strict_validator.is_valid(sent)
-    assert not original_validator.is_valid(sent)  # the tool itself refuses the null...
+    assert not original_validator.is_valid(sent)  # the tool itself refuses the nulls...
     restored = from_strict_arguments(spec, sent)
-    assert restored == {"owner": "o", "repo": "r", "pull_number": 7, "page": 2}
-    assert original_validator.is_valid(restored)  # ...until it is dropped again
-    assert not strict_validator.is_valid({"owner": "o", "repo": "r", "pull_number": 7})
+    assert restored == {"repository": "example/shop", "pr": 128, "filter": "unresolved"}
+    assert original_validator.is_valid(restored)  # ...until they are dropped again
+    assert not strict_validator.is_valid({"repository": "example/shop", "pr": 128})
 
 
 def test_nullable_forms():
@@ -410,9 +429,10 @@ def test_compare_exports_for_read_lines():
     assert table["argument schema"]["anthropic"] == "as written"
     assert table["argument schema"]["openai_strict"].startswith("changed (2): ")
     assert table["annotations"]["anthropic"] == "dropped (no field)"
-    assert table["annotations"]["mcp"] == (
-        "annotations: readOnlyHint=True, destructiveHint=False, idempotentHint=True,"
-        " openWorldHint=False"
+    assert table["annotations"]["mcp"] == "kept (4 hints)"
+    assert table["argument schema"]["openai_strict"] == (
+        "changed (2): (root): '$schema' -> dropped;"
+        " path: minLength, maxLength -> moved into the description"
     )
     assert table["result schema"]["mcp"] == "outputSchema"
     assert table["title"]["mcp"] == "title"
@@ -420,6 +440,57 @@ def test_compare_exports_for_read_lines():
     assert text == format_comparison(compare_exports(READ_LINES_SPEC))
     assert text.splitlines()[0].split(" | ")[0].strip() == "aspect"
     assert "inputSchema" in text
+
+
+@pytest.mark.parametrize("max_width", [100, 80])
+def test_format_comparison_fits_its_width(max_width):
+    for spec in GOOD_TOOLSET:
+        text = format_comparison(compare_exports(spec), max_width=max_width)
+        assert max(len(line) for line in text.splitlines()) <= max_width
+        if max_width < 100:
+            continue  # narrower columns may split a long word such as function.parameters
+        # every word of every cell is still there, only wrapped
+        for row in compare_exports(spec):
+            for cell in row.values():
+                assert all(word in text for word in cell.split())
+
+
+def test_short_changes_keep_path_keywords_and_action():
+    spec = next(s for s in GOOD_TOOLSET if s.name == "github_pr_list_comments")
+    cell = {r["aspect"]: r for r in compare_exports(spec)}["argument schema"]["openai_strict"]
+    changes = cell.removeprefix("changed (10): ").split("; ")
+    assert len(changes) == len(strict_mode_problems(spec.input_schema)) == 10
+    assert "page_size: default -> moved into the description" in changes
+    assert "cursor: optional -> now required and nullable" in changes
+    assert "(root): '$schema' -> dropped" in changes
+    closing = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+    cell = {r["aspect"]: r for r in compare_exports(spec_with(closing))}["argument schema"]
+    assert cell["openai_strict"] == "changed (1): (root): additionalProperties -> set to false"
+
+
+# ------------------------------------------------------------------ what the tool list costs
+
+
+def test_tool_list_json_is_the_compact_list_each_request_carries():
+    for target, export in TARGETS.items():
+        text = tool_list_json(GOOD_TOOLSET, target)
+        assert json.loads(text) == [export(spec) for spec in GOOD_TOOLSET]
+        assert text == json.dumps(json.loads(text), ensure_ascii=False, separators=(",", ":"))
+    assert tool_list_json(GOOD_TOOLSET) == tool_list_json(GOOD_TOOLSET, "anthropic")
+    assert tool_list_json([]) == "[]"
+    with pytest.raises(KeyError, match="no target"):
+        tool_list_json(GOOD_TOOLSET, "gemini")
+
+
+def test_a_longer_description_costs_exactly_its_characters_on_every_request():
+    spec = READ_LINES_SPEC
+    longer = dataclasses.replace(spec, description=spec.description + " " + "x" * 100)
+    for target in TARGETS:
+        base = len(tool_list_json([spec], target))
+        assert len(tool_list_json([longer], target)) == base + 101
+    chinese = dataclasses.replace(spec, description="只读。")
+    text = tool_list_json([chinese])
+    assert len(text.encode()) - len(text) == 2 * 3  # 3 characters, 3 UTF-8 bytes each
 
 
 def test_compare_exports_when_nothing_changes():

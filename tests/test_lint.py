@@ -61,8 +61,34 @@ def test_good_toolset_passes_clean():
         "github_pr_list_comments",
         "github_pr_create_review",
     ]
-    assert all(s.execute is None for s in GOOD_TOOLSET[:3])
     assert format_findings([]) == "No findings: the tool set passes clean."
+
+
+def test_good_toolset_uses_the_real_github_tools():
+    # One contract per tool across the course: chapter 02 shows the very specs chapter 04
+    # calls (cursor / next_cursor / coverage), not a second declaration with pages.
+    from tutorial_lib.github.reads import LIST_COMMENTS_SPEC, PR_GET_SPEC
+
+    assert GOOD_TOOLSET[0] is PR_GET_SPEC
+    assert GOOD_TOOLSET[1] is LIST_COMMENTS_SPEC
+    properties = LIST_COMMENTS_SPEC.input_schema["properties"]
+    assert {"cursor", "page_size", "filter"} <= set(properties)
+    assert not {"page", "per_page"} & set(properties)
+    assert {"coverage", "next_cursor"} <= set(LIST_COMMENTS_SPEC.output_schema["properties"])
+    # only the review tool is a declaration, with the arguments of the real tools
+    declarations = [s.name for s in GOOD_TOOLSET if s.execute is None]
+    assert declarations == ["github_pr_create_review"]
+    review = GOOD_TOOLSET[2].input_schema
+    assert review["required"][:2] == ["repository", "pr"]
+    assert review["properties"]["repository"] == properties["repository"]
+
+
+def test_the_library_tool_sets_pass_clean():
+    from tutorial_lib.course.readonly_demo import RESOLVE_THREAD_SPEC
+    from tutorial_lib.github.reads import READ_SPECS
+    from tutorial_lib.github.writes import WRITE_SPECS
+
+    assert lint([*READ_SPECS, *WRITE_SPECS, READ_LINES_SPEC, RESOLVE_THREAD_SPEC]) == []
 
 
 def test_bad_toolset_hits_every_rule():
@@ -90,7 +116,7 @@ def test_findings_are_deterministic_and_ordered():
 
 def test_format_findings_gives_one_block_per_finding():
     findings = lint(BAD_TOOLSET)
-    text = format_findings(findings)
+    text = format_findings(findings, width=None)
     assert text.startswith(f"{len(findings)} findings in ")
     blocks = text.split("\n\n")[1:]
     assert len(blocks) == len(findings)
@@ -98,6 +124,17 @@ def test_format_findings_gives_one_block_per_finding():
         assert block == (
             f"{finding.tool} [{finding.rule}]\n  problem: {finding.message}\n  fix: {finding.fix}"
         )
+
+
+def test_format_findings_wraps_at_100_columns_by_default():
+    findings = lint(BAD_TOOLSET)
+    text = format_findings(findings)
+    assert max(len(line) for line in text.splitlines()) <= 100
+    assert " ".join(text.split()) == " ".join(format_findings(findings, width=None).split())
+    narrow = format_findings(findings, width=60)
+    assert all(len(line) <= 60 or " " not in line.strip() for line in narrow.splitlines())
+    continued = [line for line in text.splitlines() if line.startswith("    ")]
+    assert continued, "some problem or fix must have been wrapped"
 
 
 def test_every_rule_explains_itself():
@@ -314,6 +351,25 @@ def test_number_without_unit_nested_and_in_output():
     findings = lint([tool(input_schema=nested, output_schema=output)])
     assert [f.message.split("'")[1] for f in findings] == ["options.timeout", "age"]
     assert lint([tool(input_schema=closed({"timeout": {"type": "string"}}))]) == []
+
+
+@pytest.mark.parametrize("name", ["page_size", "batchSize", "max_page_size"])
+def test_a_page_or_batch_size_counts_items(name):
+    counted = tool(input_schema=closed({"path": {"type": "string"}, name: {"type": "integer"}}))
+    assert lint([counted]) == []
+
+
+@pytest.mark.parametrize("name", ["size", "chunk_size", "file_size"])
+def test_other_sizes_still_need_a_unit(name):
+    bad = tool(input_schema=closed({"path": {"type": "string"}, name: {"type": "integer"}}))
+    (finding,) = lint([bad])
+    assert finding.rule == "number_without_unit"
+    assert "30 could be bytes, kilobytes or items" in finding.message
+
+
+def test_resolving_is_a_write():
+    resolve = tool("github_pr_resolve_thread", description="Resolve one review thread. Read-only.")
+    assert "write_not_marked" in rules([resolve])
 
 
 def test_timeout_suggestion():

@@ -70,8 +70,8 @@ TICKET_TOOLSET: tuple[ToolSpec, ...] = (
     ToolSpec(
         name="tickets_list",
         title="List tickets",
-        description="List the tickets of the project, at most 50 per page; pass the "
-        "returned cursor to get the next page. Read-only.",
+        description="List the tickets of the project, at most 50 per call; next_cursor is "
+        "null on the last page, otherwise pass it as cursor. Read-only.",
         input_schema={
             "type": "object",
             "properties": {"cursor": {"type": "string"}},

@@ -8,8 +8,15 @@ makes every rule fire at least once::
     print(format_findings(lint(BAD_TOOLSET)))
     lint(GOOD_TOOLSET)  # -> []
 
-The GitHub tools here are declarations only (no ``execute``): they show what a model sees
-and are linted and exported, not called. ``read_lines`` is the real tool of chapter 01.
+The good set is made of the library's real tools wherever the library has one, so a tool
+has ONE contract in every chapter: ``github_pr_get`` and ``github_pr_list_comments`` are
+:data:`~tutorial_lib.github.reads.PR_GET_SPEC` and
+:data:`~tutorial_lib.github.reads.LIST_COMMENTS_SPEC` (the tools chapter 04 calls:
+``repository``/``pr``, ``cursor``/``next_cursor``, ``coverage``), and ``read_lines`` is
+chapter 01's tool. Only ``github_pr_create_review`` is a declaration (no ``execute``): the
+library posts comments, not reviews, so it shows what a model would see of a remote write,
+with the same ``repository``/``pr`` arguments as the real tools.
+
 The sets live with the course, not with the linter: a design instrument depends on the
 core only, never on a tool package.
 """
@@ -19,10 +26,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tutorial_lib.core.tools import GITHUB_READ_ONLY, READ_ONLY_LOCAL, Annotations, ToolSpec
+from tutorial_lib.core.tools import READ_ONLY_LOCAL, Annotations, ToolSpec
+from tutorial_lib.github.reads import (
+    LIST_COMMENTS_SPEC,
+    PR_GET_SPEC,
+    PR_PROPERTY,
+    REPOSITORY_PROPERTY,
+)
 from tutorial_lib.workspace.read import READ_LINES_SPEC
 
-__all__ = ["BAD_TOOLSET", "GOOD_TOOLSET"]
+__all__ = ["BAD_TOOLSET", "CREATE_REVIEW_SPEC", "GOOD_TOOLSET"]
 
 
 def _object(properties: dict[str, Any], required: Sequence[str] | None = None) -> dict[str, Any]:
@@ -34,86 +47,9 @@ def _object(properties: dict[str, Any], required: Sequence[str] | None = None) -
     }
 
 
-_OWNER = {"type": "string", "minLength": 1, "description": "Owner of the repository, e.g. 'octo'."}
-_REPO = {"type": "string", "minLength": 1, "description": "Name of the repository, e.g. 'app'."}
-_NUMBER = {"type": "integer", "minimum": 1, "description": "Number of the pull request."}
-_USER = {"type": "string", "description": "Login of the author."}
-
-_GITHUB_PR_GET = ToolSpec(
-    name="github_pr_get",
-    title="Get a GitHub pull request",
-    description=(
-        "Get one pull request of a GitHub repository by its number: title, state, author,"
-        " base and head branches, and whether it can be merged. Scope: the single pull"
-        " request owner/repo#pull_number; comments and diffs are not included (use"
-        " github_pr_list_comments). Read-only."
-    ),
-    input_schema=_object({"owner": _OWNER, "repo": _REPO, "pull_number": _NUMBER}),
-    annotations=GITHUB_READ_ONLY,
-    output_schema=_object(
-        {
-            "number": {"type": "integer", "minimum": 1},
-            "title": {"type": "string"},
-            "state": {"enum": ["open", "closed"]},
-            "user": _USER,
-            "base": {"type": "string"},
-            "head": {"type": "string"},
-            "mergeable": {"type": ["boolean", "null"]},
-        }
-    ),
-)
-
-_GITHUB_PR_LIST_COMMENTS = ToolSpec(
-    name="github_pr_list_comments",
-    title="List review comments of a GitHub pull request",
-    description=(
-        "List the review comments (comments on lines of the diff) of one pull request in a"
-        " GitHub repository, oldest first. Paged: at most per_page comments per call"
-        " (default 30, up to 100); next_page is null on the last page, otherwise call again"
-        " with page=next_page. Conversation comments are not included. Read-only."
-    ),
-    input_schema=_object(
-        {
-            "owner": _OWNER,
-            "repo": _REPO,
-            "pull_number": _NUMBER,
-            "per_page": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": 100,
-                "default": 30,
-                "description": "Comments per page, from 1 to 100.",
-            },
-            "page": {
-                "type": "integer",
-                "minimum": 1,
-                "default": 1,
-                "description": "Page to return, counted from 1.",
-            },
-        },
-        required=["owner", "repo", "pull_number"],
-    ),
-    annotations=GITHUB_READ_ONLY,
-    output_schema=_object(
-        {
-            "comments": {
-                "type": "array",
-                "items": _object(
-                    {
-                        "id": {"type": "integer"},
-                        "path": {"type": "string"},
-                        "line": {"type": ["integer", "null"]},
-                        "user": _USER,
-                        "body": {"type": "string"},
-                    }
-                ),
-            },
-            "next_page": {"type": ["integer", "null"], "minimum": 2},
-        }
-    ),
-)
-
-_GITHUB_PR_CREATE_REVIEW = ToolSpec(
+#: github_pr_create_review: a declaration only (it has no execution step and cannot be
+#: called), with the arguments every GitHub tool of the library declares.
+CREATE_REVIEW_SPEC = ToolSpec(
     name="github_pr_create_review",
     title="Review a GitHub pull request",
     description=(
@@ -126,9 +62,8 @@ _GITHUB_PR_CREATE_REVIEW = ToolSpec(
     ),
     input_schema=_object(
         {
-            "owner": _OWNER,
-            "repo": _REPO,
-            "pull_number": _NUMBER,
+            "repository": REPOSITORY_PROPERTY,
+            "pr": PR_PROPERTY,
             "event": {
                 "type": "string",
                 "enum": ["APPROVE", "REQUEST_CHANGES", "COMMENT"],
@@ -140,7 +75,7 @@ _GITHUB_PR_CREATE_REVIEW = ToolSpec(
                 "description": "Summary text; required for REQUEST_CHANGES and COMMENT.",
             },
         },
-        required=["owner", "repo", "pull_number", "event"],
+        required=["repository", "pr", "event"],
     ),
     annotations=Annotations(read_only=False, destructive=False, idempotent=False),
     output_schema=_object(
@@ -155,9 +90,9 @@ _GITHUB_PR_CREATE_REVIEW = ToolSpec(
 #: A tool set that passes clean: namespaced names, descriptions stating target, scope,
 #: paging and side effects, units in names, closed argument objects, honest annotations.
 GOOD_TOOLSET: tuple[ToolSpec, ...] = (
-    _GITHUB_PR_GET,
-    _GITHUB_PR_LIST_COMMENTS,
-    _GITHUB_PR_CREATE_REVIEW,
+    PR_GET_SPEC,
+    LIST_COMMENTS_SPEC,
+    CREATE_REVIEW_SPEC,
     READ_LINES_SPEC,
 )
 

@@ -11,10 +11,16 @@ One :class:`~tutorial_lib.core.tools.ToolSpec`, three wire formats:
   "outputSchema"?, "annotations"}`` (``mcp.types.Tool``, camelCase on the wire).
 
 What does not survive: the two model APIs have no field for the title, the result schema
-or the behaviour annotations; only MCP carries them. Tool names are narrower there too:
-MCP allows 1-128 characters of ``A-Za-z0-9_.-``, the model APIs 1-64 of ``A-Za-z0-9_-``
+or the behaviour annotations; only MCP carries them (annotations since MCP revision
+2025-03-26, ``title`` and ``outputSchema`` since 2025-06-18). Tool names are narrower there
+too: MCP's guidance on tool names (revision 2025-11-25, "Tool Names", SEP-986; SHOULD, not
+MUST) allows 1-128 characters of ``A-Za-z0-9_.-``, the model APIs 1-64 of ``A-Za-z0-9_-``
 (no dot), so a longer or dotted name is refused with :class:`ExportError` rather than
 silently renamed (a renamed tool no longer routes back to its declaration).
+
+What it costs: the tool list goes to the model with every request, so its size is paid on
+every turn of an agent loop. :func:`tool_list_json` is that list as one request carries it
+(compact JSON), to be measured in characters or UTF-8 bytes.
 
 OpenAI's strict mode (Structured Outputs for function calls) constrains decoding to the
 schema, but only for a subset of JSON Schema. From OpenAI's Structured Outputs guide
@@ -53,6 +59,7 @@ import copy
 import json
 import re
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +71,7 @@ __all__ = [
     "STRICT_LIMITS",
     "STRICT_STRING_FORMATS",
     "STRICT_UNSUPPORTED",
+    "TARGETS",
     "ExportError",
     "StrictConversion",
     "compare_exports",
@@ -74,6 +82,7 @@ __all__ = [
     "to_anthropic",
     "to_mcp",
     "to_openai",
+    "tool_list_json",
 ]
 
 #: Anthropic tool names. Anthropic's tool-use guide: "Must match the regex
@@ -476,13 +485,47 @@ def to_mcp(spec: ToolSpec) -> dict[str, Any]:
     return tool
 
 
+_SUBJECT_END = re.compile(r" is not in the strict subset| not in the strict subset|, but |; | is ")
+
+
+def _short_change(line: str) -> str:
+    """One line of :func:`strict_mode_problems` in short: ``"path: keywords -> action"``."""
+    where, _, rest = line.partition(": ")
+    problem, _, action = rest.partition(" -> ")
+    subject = _SUBJECT_END.split(problem, maxsplit=1)[0]
+    subject = re.sub(r" \(.*?\)", "", subject)
+    action = re.sub(r" \(.*?\)", "", action)
+    where = where.replace("properties.", "") if where != "(root)" else where
+    return f"{where}: {subject} -> {action}"
+
+
+TARGETS = {"anthropic": to_anthropic, "openai_strict": to_openai, "mcp": to_mcp}
+
+
+def tool_list_json(specs: Iterable[ToolSpec], target: str = "anthropic") -> str:
+    """The tool list of one request to ``target`` (a key of :data:`TARGETS`) as compact JSON.
+
+    This is the text an API receives, and resends with every turn of the conversation:
+    ``len(tool_list_json(specs))`` characters, ``len(tool_list_json(specs).encode())`` UTF-8
+    bytes. Tokens depend on each model's tokenizer and are not counted here.
+    """
+    try:
+        export = TARGETS[target]
+    except KeyError:
+        raise KeyError(f"no target {target!r}; targets: {', '.join(TARGETS)}") from None
+    tools = [export(spec) for spec in specs]
+    return json.dumps(tools, ensure_ascii=False, separators=(",", ":"))
+
+
 def compare_exports(spec: ToolSpec) -> list[dict[str, str]]:
     """A small table of how ``spec`` fares in each format, for a chapter to print.
 
     One row per aspect, with the keys ``aspect``, ``anthropic``, ``openai_strict`` and
     ``mcp``: where name and schema go, whether the name is accepted, what happens to the
-    title, the result schema and the annotations, and what strict mode changed. Refusals
-    appear as cells, never as exceptions. See :func:`format_comparison`.
+    title, the result schema and the annotations, and what strict mode changed (each
+    change in short, ``"path: keywords -> action"``; :func:`strict_mode_problems` has the
+    full sentences). Refusals appear as cells, never as exceptions. See
+    :func:`format_comparison`.
     """
 
     def attempt(export: Any) -> tuple[dict[str, Any] | None, str]:
@@ -495,7 +538,7 @@ def compare_exports(spec: ToolSpec) -> list[dict[str, str]]:
     openai, openai_verdict = attempt(to_openai)
     name_ok = bool(OPENAI_NAME_PATTERN.fullmatch(spec.name))
     if openai is not None:
-        changes = strict_mode_problems(spec.input_schema)
+        changes = [_short_change(line) for line in strict_mode_problems(spec.input_schema)]
         schema_cell = (
             f"changed ({len(changes)}): " + "; ".join(changes) if changes else "as written"
         )
@@ -503,12 +546,12 @@ def compare_exports(spec: ToolSpec) -> list[dict[str, str]]:
         schema_cell = openai_verdict
     else:
         schema_cell = "not exported (name refused)"
-    hints = ", ".join(f"{k}={v}" for k, v in spec.annotations.to_mcp().items())
+    hints = f"kept ({len(spec.annotations.to_mcp())} hints)"
     has_output = spec.output_schema is not None
     rows = [
-        ("tool object", '{"name", "description", "input_schema"}',
-         '{"type": "function", "function": {"name", "description", "parameters", "strict"}}',
-         '{"name", "title", "description", "inputSchema", "outputSchema"?, "annotations"}'),
+        ("tool object", "name, description, input_schema",
+         "type: function; function: name, description, parameters, strict",
+         "name, title, description, inputSchema, outputSchema?, annotations"),
         ("name rule", "1-64 of A-Za-z0-9_-", "1-64 of A-Za-z0-9_-", "1-128 of A-Za-z0-9_.-"),
         ("this name", anthropic_name,
          "accepted" if name_ok else "refused: not 1-64 of A-Za-z0-9_-", "accepted"),
@@ -519,18 +562,21 @@ def compare_exports(spec: ToolSpec) -> list[dict[str, str]]:
         ("result schema", "dropped (no field)" if has_output else "none declared",
          "dropped (no field)" if has_output else "none declared",
          "outputSchema" if has_output else "none declared"),
-        ("annotations", "dropped (no field)", "dropped (no field)", f"annotations: {hints}"),
+        ("annotations", "dropped (no field)", "dropped (no field)", hints),
         ("decoding", "free (ToolParam.strict not set)", "strict: true (schema enforced)",
          "decided by the client's model API"),
     ]  # fmt: skip
     return [{"aspect": a, "anthropic": b, "openai_strict": c, "mcp": d} for a, b, c, d in rows]
 
 
-def format_comparison(rows: list[dict[str, str]], width: int = 48) -> str:
-    """``rows`` of :func:`compare_exports` as a plain-text table; long cells are wrapped."""
+def format_comparison(rows: list[dict[str, str]], max_width: int = 100) -> str:
+    """``rows`` of :func:`compare_exports` as a plain-text table at most ``max_width``
+    columns wide; long cells are wrapped (the cells are ASCII: one character, one column)."""
     columns = ["aspect", "anthropic", "openai_strict", "mcp"]
+    aspect = max(len("aspect"), *(len(r["aspect"]) for r in rows))
+    width = max(12, (max_width - aspect - 3 * len(" | ")) // 3)
     widths = {c: min(width, max(len(c), *(len(r[c]) for r in rows))) for c in columns}
-    widths["aspect"] = max(len("aspect"), *(len(r["aspect"]) for r in rows))
+    widths["aspect"] = aspect
 
     def render(cells: dict[str, str]) -> list[str]:
         wrapped = {c: textwrap.wrap(cells[c], widths[c]) or [""] for c in columns}

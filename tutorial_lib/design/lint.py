@@ -36,6 +36,7 @@ The rules, in report order:
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,7 @@ from tutorial_lib.core.tools import ToolSpec
 
 __all__ = [
     "ACTION_VERBS",
+    "COUNTED_SIZES",
     "NEAR_DUPLICATE_THRESHOLD",
     "QUANTITY_WORDS",
     "READ_VERBS",
@@ -93,7 +95,7 @@ READ_VERBS = _vocab(
 WRITE_VERBS = _vocab(
     "create update delete remove add post send merge write edit set put patch upload"
     " publish submit close reopen move rename copy approve assign unassign cancel archive"
-    " restore insert replace reply lock unlock install uninstall deploy revert"
+    " restore insert replace reply lock unlock install uninstall deploy revert resolve unresolve"
     " import enable disable start stop restart"
 )
 #: Every verb the linter accepts as naming an action.
@@ -116,6 +118,9 @@ QUANTITY_WORDS = _vocab(
     "timeout delay wait size age interval ttl duration elapsed latency period backoff"
     " expiry lifetime sleep"
 )
+#: Words that, just before ``size``, make it a count of items (``page_size``: comments per
+#: page), so no further unit is needed.
+COUNTED_SIZES = _vocab("page batch")
 #: Words that state a unit (one of them in the name is enough).
 UNIT_WORDS = _vocab(
     "ms msec millis millisecond milliseconds s sec secs second seconds min mins minute"
@@ -566,6 +571,20 @@ def _unit_suggestion(name: str, word: str) -> str:
     return f"'{name}_ms' or '{name}_seconds'"
 
 
+def _ambiguity(word: str) -> str:
+    if word == "size":
+        return "30 could be bytes, kilobytes or items"
+    return "30 could be milliseconds or seconds"
+
+
+def _counted(tokens: Sequence[str]) -> bool:
+    """``page_size``, ``batchSize``: a size that counts the items of a page or batch."""
+    return any(
+        token == "size" and index > 0 and tokens[index - 1] in COUNTED_SIZES
+        for index, token in enumerate(tokens)
+    )
+
+
 def number_without_unit(spec: ToolSpec) -> list[Problem]:
     """number_without_unit: a number that measures something must name its unit.
 
@@ -578,7 +597,9 @@ def number_without_unit(spec: ToolSpec) -> list[Problem]:
     delay, wait, size, age, interval, ttl, duration, elapsed, latency, period, backoff,
     expiry, lifetime, sleep) must also contain a unit word (:data:`UNIT_WORDS`: ms,
     seconds, minutes, bytes, mb, count, chars, lines, items, ...): ``timeout`` ->
-    ``timeout_ms``, ``max_size`` -> ``max_size_bytes``.
+    ``timeout_ms``, ``max_size`` -> ``max_size_bytes``. One exception: a ``size`` right
+    after ``page`` or ``batch`` (:data:`COUNTED_SIZES`) counts items, so ``page_size``
+    passes (say in its description what one item is: "Comments per call").
     """
     problems: list[Problem] = []
     for label, schema in (("input", spec.input_schema), ("output", spec.output_schema)):
@@ -593,10 +614,12 @@ def number_without_unit(spec: ToolSpec) -> list[Problem]:
             quantity = next((t for t in tokens if t in QUANTITY_WORDS), None)
             if quantity is None or any(t in UNIT_WORDS for t in tokens):
                 continue
+            if quantity == "size" and _counted(tokens):
+                continue
             problems.append(
                 (
                     f"the {label} number '{_property_label(path)}' measures a {quantity} but"
-                    " its name gives no unit: 30 could be milliseconds or seconds",
+                    f" its name gives no unit: {_ambiguity(quantity)}",
                     f"Put the unit in the name: {_unit_suggestion(name, quantity)}.",
                 )
             )
@@ -673,7 +696,7 @@ def lint(specs: Iterable[ToolSpec]) -> list[Finding]:
     return findings
 
 
-def format_findings(findings: Iterable[Finding]) -> str:
+def format_findings(findings: Iterable[Finding], width: int | None = 100) -> str:
     """The findings as text: a summary line, then one block per finding.
 
     Each block is::
@@ -681,6 +704,9 @@ def format_findings(findings: Iterable[Finding]) -> str:
         <tool> [<rule>]
           problem: <message>
           fix: <fix>
+
+    Lines longer than ``width`` columns are wrapped at spaces, continued with four spaces
+    of indent (``width=None``: one line each, whatever their length).
     """
     findings = list(findings)
     if not findings:
@@ -688,5 +714,20 @@ def format_findings(findings: Iterable[Finding]) -> str:
     tools = len(dict.fromkeys(f.tool for f in findings))
     noun = "finding" if len(findings) == 1 else "findings"
     head = f"{len(findings)} {noun} in {tools} tool{'s' if tools != 1 else ''}"
-    blocks = [f"{f.tool} [{f.rule}]\n  problem: {f.message}\n  fix: {f.fix}" for f in findings]
+
+    def line(label: str, text: str) -> str:
+        if width is None:
+            return f"  {label}: {text}"
+        return textwrap.fill(
+            text,
+            width,
+            initial_indent=f"  {label}: ",
+            subsequent_indent="    ",
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+
+    blocks = [
+        f"{f.tool} [{f.rule}]\n{line('problem', f.message)}\n{line('fix', f.fix)}" for f in findings
+    ]
     return "\n\n".join([head, *blocks])
