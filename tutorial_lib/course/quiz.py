@@ -179,7 +179,7 @@ class Quiz:
 
     def text(self) -> str:
         """The whole quiz as plain text, without answers or explanations."""
-        parts = [f"自测：{self.title}（{len(self)} 题，先作答，再看解释）"]
+        parts = [f"自测：{self.title}（{len(self)} 题；提交答案后才显示解释）"]
         parts += [q.text(i) for i, q in enumerate(self.questions, start=1)]
         parts.append("作答：在上方控件里选择并提交；或者运行 quiz.answer(题号, '字母')。")
         return "\n\n".join(parts)
