@@ -157,3 +157,35 @@ def test_every_section_heading_starts_its_own_markdown_cell():
                 fenced ^= line.startswith("```")
                 if number and not fenced and re.match(r"##\s", line):
                     raise AssertionError(f"{path.name} cell {index}: '{line}' is mid-cell")
+
+
+MAX_OUTPUT_CHARS = 1_500
+MAX_OUTPUT_COLUMNS = 100
+
+
+def output_texts(path: Path) -> list[tuple[int, str, bool]]:
+    """(cell index, text of one output, whether the cell shows a quiz) of every output."""
+    found = []
+    for index, cell in enumerate(read(path).cells):
+        if cell.cell_type != "code":
+            continue
+        for output in cell.get("outputs", []):
+            text = output.get("text") or output.get("data", {}).get("text/plain", "")
+            found.append((index, "".join(text), "load_quiz(" in cell.source))
+    return found
+
+
+@pytest.mark.parametrize("path", EXECUTED, ids=ids)
+def test_outputs_fit_a_notebook_and_are_short(path):
+    # A reader sees an output whole: no sideways scrolling, nothing a reader must skim.
+    # The quiz's plain-text fallback is the quiz itself, the one long output allowed.
+    from tutorial_lib.course.table import display_width
+
+    problems = []
+    for index, text, is_quiz in output_texts(path):
+        widest = max((display_width(line) for line in text.splitlines()), default=0)
+        if widest > MAX_OUTPUT_COLUMNS:
+            problems.append(f"cell {index}: a line of {widest} columns")
+        if len(text) > MAX_OUTPUT_CHARS and not is_quiz:
+            problems.append(f"cell {index}: {len(text)} characters")
+    assert not problems, problems
