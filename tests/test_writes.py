@@ -624,3 +624,31 @@ def test_read_back_waits_count_against_the_writes_total_budget() -> None:
         assert write_status(result) == "not_posted"
         assert waits == [2.0] and sum(waits) <= policy.total_backoff_cap_s
         assert stored(handle) == []
+
+
+def test_exercise_05_hidden_tests_catch_what_the_visible_table_lets_through() -> None:
+    from tutorial_lib.course.checks import run_cases
+    from tutorial_lib.course.write_cases import (
+        RECONCILE_CASES,
+        WRITE_DECISION_CASES,
+        decide_hidden_cases,
+        library_decision,
+        reconcile_hidden_cases,
+    )
+    from tutorial_lib.github.writes import reconcile
+
+    hidden = decide_hidden_cases()
+    assert len(hidden) == 240 and run_cases(library_decision, hidden).passed == 240
+    # a solution fitted to the visible rows: right on every one of them, wrong elsewhere
+    visible = {repr(case.args): case.expected for case in WRITE_DECISION_CASES}
+
+    def fitted(*args: Any) -> Any:
+        return visible.get(repr(args), "retry_with_backoff")
+
+    assert run_cases(fitted, WRITE_DECISION_CASES).passed == len(WRITE_DECISION_CASES)
+    assert run_cases(fitted, hidden).passed < 200
+    recon = reconcile_hidden_cases()
+    assert run_cases(reconcile, recon).passed == len(recon) == 120
+    shown = {repr(case.args): case.expected for case in RECONCILE_CASES}
+    assert run_cases(lambda *a: shown.get(repr(a), {"state": "absent"}), recon).passed < 110
+    assert recon == reconcile_hidden_cases()  # seeded: the same on every run

@@ -22,12 +22,14 @@ outcome that nothing has settled).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
+from itertools import product
 from typing import Any, Literal
 
 from tutorial_lib.core.retry import decide_after_failure
 from tutorial_lib.course.checks import Case
-from tutorial_lib.github.writes import WRITE_POLICY, WriteStatus, marker
+from tutorial_lib.github.writes import WRITE_POLICY, WriteStatus, marker, reconcile
 
 __all__ = [
     "DENIED",
@@ -37,7 +39,9 @@ __all__ = [
     "TIMEOUT",
     "TOO_LARGE",
     "WRITE_DECISION_CASES",
+    "decide_hidden_cases",
     "library_decision",
+    "reconcile_hidden_cases",
 ]
 
 ReadBack = Literal["found", "absent"] | None
@@ -340,3 +344,70 @@ RECONCILE_CASES: tuple[Case, ...] = (
         "先找标记和文字都对上的那条；只有标记对上、文字都不同时才是 key_reused。",
     ),
 )
+
+
+def decide_hidden_cases() -> tuple[Case, ...]:
+    """Every input the exercise's ``decide`` can meet: each of its five errors with every
+    combination of the five flags (240 cases); expected: :func:`library_decision`.
+
+    Exhaustive rather than sampled: a solution fitted to the visible rows meets the rows
+    that the visible table leaves out.
+    """
+    errors = {
+        "INVALID": INVALID,
+        "DENIED": DENIED,
+        "REFUSED": REFUSED,
+        "TIMEOUT": TIMEOUT,
+        "TOO_LARGE": TOO_LARGE,
+    }
+    cases = []
+    for name, error in errors.items():
+        for same_key, read_back, can_read_back, attempts_left, earlier_unknown in product(
+            (False, True), (None, "found", "absent"), (False, True), (False, True), (False, True)
+        ):
+            args = (error, same_key, read_back, can_read_back, attempts_left, earlier_unknown)
+            cases.append(
+                Case(
+                    f"{name}, same_key={same_key}, read_back={read_back},"
+                    f" can_read_back={can_read_back}, attempts_left={attempts_left},"
+                    f" earlier_unknown={earlier_unknown}",
+                    args,
+                    library_decision(*args),  # type: ignore[arg-type]
+                    "和库的 decide_after_failure 不一致：先看参数和权限，再看结果是否未知"
+                    "（未知时只有读回找到、或服务器证明过的同一个键才允许继续），最后才是退避重试。",
+                )
+            )
+    return tuple(cases)
+
+
+def reconcile_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
+    """``count`` seeded comment lists: this key's marker on this text or another, a key
+    that shares a prefix, the marker quoted mid-text, trailing blank lines, shuffled ids;
+    expected: the library's :func:`~tutorial_lib.github.writes.reconcile`."""
+    rng = random.Random(seed)
+    cases = []
+    for index in range(count):
+        comments: list[dict[str, Any]] = []
+        for comment_id in rng.sample(range(1, 200), rng.randint(0, 6)):
+            kind = rng.choice(("other", "same", "another_text", "prefix_key", "quoted"))
+            trailing = rng.choice(("", "\n", "\n\n  "))
+            if kind == "other":
+                comments.append({"id": comment_id, "body": rng.choice(("LGTM", "nit: rename"))})
+            elif kind == "same":
+                comments.append(_posted(comment_id, trailing=trailing))
+            elif kind == "another_text":
+                comments.append(_posted(comment_id, text="Another conclusion.", trailing=trailing))
+            elif kind == "prefix_key":
+                comments.append(_posted(comment_id, key=_KEY + "9", trailing=trailing))
+            else:
+                comments.append({"id": comment_id, "body": f"quoting {marker(_KEY)} here"})
+        cases.append(
+            Case(
+                f"生成的评论列表 {index + 1}",
+                (comments, _KEY, _TEXT),
+                reconcile(comments, _KEY, _TEXT),
+                "和库的 reconcile 不一致：标记必须在去掉首尾空白后的结尾、完整比较；"
+                "文字一致的取最小 id，否则标记对上的是 key_reused。",
+            )
+        )
+    return tuple(cases)
