@@ -518,7 +518,7 @@ def test_graphql_requests_do_not_grow_with_depth_against_the_emulator() -> None:
 def test_context_budget_figures() -> None:
     budget = context_budget(fixtures.build_store())
     assert budget == {
-        "dump_everything": 93456,
+        "dump_everything": 163915,
         "detailed_pages": 30668,
         "concise_pages": 22572,
         "concise_plus_details": 39395,

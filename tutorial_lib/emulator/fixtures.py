@@ -58,7 +58,11 @@ class User:
 
 @dataclass(frozen=True)
 class Repository:
-    """A repository; ``full_name`` is ``owner/name``."""
+    """A repository; ``full_name`` is ``owner/name``.
+
+    The timestamps are fixed (before the store clock starts), so adding a repository does
+    not move the timestamps of the comments added after it.
+    """
 
     id: int
     owner: User
@@ -66,6 +70,10 @@ class Repository:
     description: str = ""
     default_branch: str = "main"
     private: bool = False
+    language: str | None = None
+    created_at: str = "2024-01-15T10:00:00Z"
+    updated_at: str = "2025-03-03T09:00:00Z"
+    pushed_at: str = "2025-03-03T08:55:00Z"
 
     @property
     def full_name(self) -> str:
@@ -89,6 +97,13 @@ class PullRequest:
     created_at: str
     updated_at: str
     state: str = "open"
+    # The diff's size and GitHub's merge check (REST ``pulls/get`` always sends them).
+    commits: int = 1
+    additions: int = 0
+    deletions: int = 0
+    changed_files: int = 0
+    mergeable: bool | None = True
+    mergeable_state: str = "clean"
 
 
 @dataclass(frozen=True)
@@ -199,11 +214,19 @@ class GitHubStore:
     # -- writes ----------------------------------------------------------------------------
 
     def add_repository(
-        self, full_name: str, *, repo_id: int, owner_id: int, description: str = ""
+        self,
+        full_name: str,
+        *,
+        repo_id: int,
+        owner_id: int,
+        description: str = "",
+        language: str | None = None,
     ) -> Repository:
         """Add a repository ``owner/name`` (owner is an organization-like ``User``)."""
         owner, name = full_name.split("/", 1)
-        repo = Repository(repo_id, User(owner, owner_id, "Organization"), name, description)
+        repo = Repository(
+            repo_id, User(owner, owner_id, "Organization"), name, description, language=language
+        )
         with self._lock:
             self._repos[full_name.lower()] = repo
         return repo
@@ -220,8 +243,12 @@ class GitHubStore:
         base_ref: str = "main",
         head_sha: str,
         base_sha: str,
+        commits: int = 1,
+        additions: int = 0,
+        deletions: int = 0,
+        changed_files: int = 0,
     ) -> PullRequest:
-        """Add an open pull request to ``repository``."""
+        """Add an open pull request to ``repository`` (the diff's size as given)."""
         repo = self.repository(repository)
         if repo is None:
             raise KeyError(repository)
@@ -238,6 +265,10 @@ class GitHubStore:
             base_sha=base_sha,
             created_at=created,
             updated_at=created,
+            commits=commits,
+            additions=additions,
+            deletions=deletions,
+            changed_files=changed_files,
         )
         key = (repo.full_name.lower(), number)
         with self._lock:
@@ -337,6 +368,23 @@ class GitHubStore:
             self._comment_index[comment.id] = comment
         return comment
 
+    def edit_comment(self, comment_id: int, body: str) -> ReviewComment | IssueComment:
+        """Replace a comment's body, as an edit on GitHub does: ``updated_at`` moves to the
+        store clock, the id and ``created_at`` stay (and so does its place in id order)."""
+        with self._lock:
+            old = self._comment_index[comment_id]
+            new: ReviewComment | IssueComment
+            if isinstance(old, ReviewComment):
+                new = replace(old, body=body, updated_at=self.now())
+                reviews = self._review_comments[(old.repository, old.pr)]
+                reviews[reviews.index(old)] = new
+            else:
+                new = replace(old, body=body, updated_at=self.now())
+                issues = self._issue_comments[(old.repository, old.number)]
+                issues[issues.index(old)] = new
+            self._comment_index[comment_id] = new
+        return new
+
     def resolve_thread(self, thread_id: int, resolved: bool = True) -> None:
         """Mark a review thread resolved (or unresolved again)."""
         with self._lock:
@@ -354,6 +402,20 @@ class GitHubStore:
         """The repository ``owner/name`` (case-insensitive), or ``None``."""
         return self._repos.get(full_name.lower())
 
+    def repositories(self) -> list[Repository]:
+        """Every repository, in the order they were added."""
+        with self._lock:
+            return list(self._repos.values())
+
+    def user(self, login: str) -> User | None:
+        """The account ``login`` (case-insensitive) if the store knows it: the viewer, a
+        repository owner, a PR author or a comment author; else ``None``."""
+        with self._lock:
+            known = [self.viewer, *(r.owner for r in self._repos.values())]
+            known += [p.user for p in self._pulls.values()]
+            known += [c.user for c in self._comment_index.values()]
+        return next((u for u in known if u.login.lower() == login.lower()), None)
+
     def repository_by_id(self, repo_id: int) -> Repository | None:
         """The repository with this numeric id, or ``None``."""
         return next((r for r in self._repos.values() if r.id == repo_id), None)
@@ -361,6 +423,14 @@ class GitHubStore:
     def pull_request(self, repository: str, number: int) -> PullRequest | None:
         """The pull request, or ``None``."""
         return self._pulls.get((repository.lower(), number))
+
+    def pull_requests(self, repository: str) -> list[PullRequest]:
+        """The pull requests of ``repository`` in number order."""
+        with self._lock:
+            key = repository.lower()
+            return sorted(
+                (p for (r, _), p in self._pulls.items() if r == key), key=lambda p: p.number
+            )
 
     def review_comments(self, repository: str, pr: int) -> list[ReviewComment]:
         """A snapshot of the PR's review comments in ascending id order."""
@@ -1018,7 +1088,11 @@ def build_store() -> GitHubStore:
     """A fresh store with ``example/shop`` PR 128 and ``other/shop`` PR 128."""
     store = GitHubStore()
     store.add_repository(
-        "example/shop", repo_id=640_100_001, owner_id=1_000_001, description="A demo web shop"
+        "example/shop",
+        repo_id=640_100_001,
+        owner_id=1_000_001,
+        description="A demo web shop",
+        language="TypeScript",
     )
     store.add_pull_request(
         "example/shop",
@@ -1029,6 +1103,10 @@ def build_store() -> GitHubStore:
         head_ref="feature/refresh-tokens",
         head_sha="9f2c4e1b7a3d5c6e8f0a1b2c3d4e5f6a7b8c9d0e",
         base_sha="1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d",
+        commits=7,
+        additions=486,
+        deletions=112,
+        changed_files=10,  # the ten paths its review comments are on
     )
     _add_script(store, "example/shop", 128, _pr128_script())
     for user, body in _PR128_ISSUE_COMMENTS:
@@ -1038,7 +1116,11 @@ def build_store() -> GitHubStore:
 
     other_author = User("sam-okafor", 5_200_201)
     store.add_repository(
-        "other/shop", repo_id=640_200_002, owner_id=1_000_002, description="Another shop"
+        "other/shop",
+        repo_id=640_200_002,
+        owner_id=1_000_002,
+        description="Another shop",
+        language="HTML",
     )
     store.add_pull_request(
         "other/shop",
@@ -1049,6 +1131,9 @@ def build_store() -> GitHubStore:
         head_ref="chore/footer",
         head_sha="e0d9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1",
         base_sha="0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c",
+        additions=3,
+        deletions=2,
+        changed_files=1,
     )
     reviewer = User("r-novak", 5_200_202)
     first = store.add_review_comment(
