@@ -6,9 +6,11 @@
 - schema check: the road validates against :data:`READ_LINES_SCHEMA`, worded by
   :func:`~tutorial_lib.workspace.read_schema.read_lines_value_error`
   (:func:`validate_with_schema` is the same check, callable alone);
-- business check: what no schema can see: inside the workspace, exists, a regular file,
-  not too large. :func:`tutorial_lib.workspace.sandbox.open_beneath` opens the file
-  race-free, and execution reads that very descriptor (no second lookup of the path);
+- business check: what no schema can see: inside the workspace, exists, a regular file
+  with one name (a hard link may be a file outside: refused unless
+  ``ReadLimits(allow_hard_links=True)``), not too large.
+  :func:`tutorial_lib.workspace.sandbox.open_beneath` opens the file race-free, and
+  execution reads that very descriptor (no second lookup of the path);
 - execution: one streaming pass over the file: the requested lines are collected, every
   newline is counted in 1 MiB chunks, so memory stays flat whatever the file size.
 
@@ -59,10 +61,16 @@ class ReadLimits:
 
     ``max_file_bytes``: larger files are refused (``file_too_large``): counting lines is a
     full pass. ``max_line_chars``: a longer line is cut and marked ``"truncated": true``.
+    ``allow_hard_links``: False (the default) refuses a regular file with more than one
+    hard link (``permission_denied``): no path check can tell whether its other names lie
+    outside the workspace (:func:`tutorial_lib.workspace.sandbox.hard_link_error`). Set it
+    to True only for a workspace whose hard links you trust, e.g. a pnpm ``node_modules``
+    linked from a store inside it.
     """
 
     max_file_bytes: int = 256 * 1024 * 1024
     max_line_chars: int = 4096
+    allow_hard_links: bool = False
 
 
 @dataclass(frozen=True)
@@ -76,15 +84,18 @@ class ReadContext:
 
 
 def check_readable(context: ReadContext, args: Mapping[str, Any]) -> OpenedFile:
-    """The business check: the file is inside the workspace, regular, not too large."""
-    path = args["path"]
-    opened = open_beneath(context.root, path, method=context.method)
-    if opened.size_bytes > context.limits.max_file_bytes:
+    """The business check: the file is inside the workspace, regular, has one name (unless
+    hard links are allowed), not too large."""
+    path, limits = args["path"], context.limits
+    opened = open_beneath(
+        context.root, path, method=context.method, allow_hard_links=limits.allow_hard_links
+    )
+    if opened.size_bytes > limits.max_file_bytes:
         opened.close()
         raise ContractError(
             "file_too_large",
             f"'{path}' has {opened.size_bytes} bytes; this tool reads files up to"
-            f" {context.limits.max_file_bytes} bytes",
+            f" {limits.max_file_bytes} bytes",
             field="path",
             received=path,
         )

@@ -16,8 +16,17 @@ cap-std); symlinks that lead out are refused (``outside_workspace``), and so are
 an absolute target, even one that names a place inside (as in ``os.Root``: "symbolic links
 must not be absolute"; RESOLVE_BENEATH refuses them too). Only regular files
 are returned: the file is opened with ``O_NONBLOCK`` (a FIFO would otherwise block the
-open forever) and ``fstat`` must say S_ISREG. Hard links to outside files cannot be told
-apart from ordinary files by any path check; keep them out of workspaces.
+open forever) and ``fstat`` must say S_ISREG.
+
+Hard links: a hard link is one more name of the same file, so a link inside the root to a
+file outside is, to every path check, an ordinary file inside. What the opened descriptor
+does tell is how many names the file has (``st_nlink`` from ``fstat``: no second lookup
+of the path, so no race). A regular file with more than one name cannot be proved to
+belong to the workspace, so :func:`open_beneath` refuses it (``permission_denied``, see
+:func:`hard_link_error`) unless the caller passes ``allow_hard_links=True``. ``ln``,
+``cp -al`` and package managers that link from a shared store (pnpm, uv) create such
+files; a git checkout writes every work-tree file afresh, with one name. The check is as
+good as the filesystem's link count.
 """
 
 from __future__ import annotations
@@ -41,6 +50,8 @@ __all__ = [
     "OpenedFile",
     "check_relative_path",
     "describe_file_type",
+    "hard_link_error",
+    "is_hard_linked",
     "open_beneath",
     "open_relative",
     "open_root",
@@ -145,12 +156,17 @@ def openat2_available() -> bool:
 
 
 def open_beneath(
-    root: str | os.PathLike[str], path: str, *, method: Method | None = None
+    root: str | os.PathLike[str],
+    path: str,
+    *,
+    method: Method | None = None,
+    allow_hard_links: bool = False,
 ) -> OpenedFile:
     """Open the regular file ``path`` beneath ``root`` for reading, or raise ContractError.
 
     ``method`` forces ``"openat2"`` or ``"walk"`` (tests and the chapter compare them);
-    by default openat2 is used where available.
+    by default openat2 is used where available. A file with several hard links is
+    refused (:func:`hard_link_error`) unless ``allow_hard_links``.
     """
     relative = check_relative_path(path)
     chosen = method or ("openat2" if openat2_available() else "walk")
@@ -172,7 +188,45 @@ def open_beneath(
             field="path",
             received=path,
         )
+    # The link count of the descriptor we hold, not of the path: no race.
+    if not allow_hard_links and is_hard_linked(info):
+        os.close(fd)
+        raise hard_link_error(path, info)
     return OpenedFile(fd=fd, size_bytes=info.st_size, method=chosen)
+
+
+def is_hard_linked(info: os.stat_result) -> bool:
+    """Whether ``info`` (``fstat`` of an opened descriptor) is a regular file with more than
+    one name, so that another name may lie outside the workspace.
+
+    Directories are never hard-linked on Linux (their ``st_nlink`` counts subdirectories),
+    and a symlink is a file of its own: neither counts.
+    """
+    return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
+
+
+def hard_link_error(path: str, info: os.stat_result) -> ContractError:
+    """The refusal of a hard-linked file (see :func:`is_hard_linked`): ``permission_denied``.
+
+    Not ``outside_workspace``: every name may well be inside (``cp -al`` within the
+    workspace); the server only cannot prove it. Not the model's input to correct either:
+    every name of the file has the same link count. The default advice
+    ``after_authorization`` fits: the file becomes readable only if a person replaces the
+    link with a copy or the operator allows hard links. The operator's log gets the
+    device and inode, to find the other names (``find / -xdev -inum``).
+    """
+    return ContractError(
+        "permission_denied",
+        f"'{path}' has {info.st_nlink} hard links (names for the same file); one of them may"
+        " lie outside the workspace, so this workspace does not read it",
+        field="path",
+        received=path,
+        suggestion=(
+            "another path to the same file is refused too: ask the user to replace the"
+            " hard link with a plain copy, or the operator to allow hard links"
+        ),
+        log={"st_nlink": info.st_nlink, "st_dev": info.st_dev, "st_ino": info.st_ino},
+    )
 
 
 def open_root(root: str | os.PathLike[str]) -> int:
