@@ -1,12 +1,11 @@
 """A time limit for the calling thread: raise an exception in it once its time is up.
 
-One mechanism, two users with different policies:
-
-- the learners' checks (:mod:`tutorial_lib.course.checks`) stop a learner's function that
-  never returns: re-firing, and reaching into other threads too;
-- search_files' time budget (:mod:`tutorial_lib.workspace.search`) interrupts a regex that
-  backtracks for seconds on one line, but only while a regex runs, and never outside the
-  main thread (its loops check the deadline themselves between lines and files).
+One mechanism with a policy per user. The learners' checks (:mod:`tutorial_lib.course.checks`)
+stop a learner's function that never returns: re-firing, and reaching into other threads
+too. (search_files used it to interrupt a backtracking ``re`` search, which only SIGALRM
+can do, so only in the main thread: it now runs the regex module, whose own timeout works
+in every thread; see :mod:`tutorial_lib.workspace.search`.) ``when`` and
+``other_threads="none"`` remain for a caller that checks its own deadline elsewhere.
 
 How the exception gets there (:attr:`TimeLimit.mechanism`):
 

@@ -27,9 +27,11 @@ opened relative to it with ``O_NOFOLLOW``: symlinks met during the walk are neve
 to files or to directories, inside or outside (``grep -r`` does the same): they are counted
 in ``files_skipped.symlink``. A link swapped in between listing and opening makes the open
 fail (``ELOOP``), so no check-then-open race exists. Only regular files are read (FIFOs
-and devices are opened non-blocking and refused after ``fstat``). What no path check can
-stop: hard links to outside files, and a directory moved out of the workspace while it is
-being searched (the walk finishes it from the descriptor it holds).
+and devices are opened non-blocking and refused after ``fstat``). A regular file with more
+than one hard link may be a file outside under a second name: the ``fstat`` of its opened
+descriptor says so, and it is skipped (``files_skipped.hard_link``) unless
+:attr:`SearchLimits.allow_hard_links`. What no check can stop: a directory moved out of
+the workspace while it is being searched (the walk finishes it from the descriptor it holds).
 
 **Matching is per line**, as ``grep`` does it: lines end at ``\\n``; a ``\\r`` before it
 belongs to the line; a last line without a newline counts. A line with several matches is
@@ -39,13 +41,50 @@ one candidate. Files are read in chunks of 1 MiB, never whole:
   are located only around matches, and newlines are counted only up to them;
 - literal, case-insensitive: a bytes pattern where each character of the query also
   matches its one-character upper- and lower-case forms (``str.upper``/``str.lower``);
-- regex: Python ``re`` on text (UTF-8, undecodable bytes kept as lone surrogates), so ``.``
-  is one character and ``\\w`` knows CJK. A pattern that cannot match a newline nor look
-  past one is run over whole chunks of lines; any other runs line by line. Lines longer
-  than :attr:`SearchLimits.max_regex_line_bytes` are not searched in regex mode
-  (``long_lines_skipped``), and a time budget ends the search: backtracking patterns such
-  as ``.*.*.*x`` take seconds on one 500-character line
-  (:class:`tutorial_lib.core.time_limit.TimeLimit` interrupts them in the main thread).
+- regex: a Python ``re`` pattern, matched on text (UTF-8, undecodable bytes kept as lone
+  surrogates), so ``.`` is one character and ``\\w`` knows CJK. Every pattern runs over
+  whole chunks of lines, each line's first match kept (see the translation below, which
+  makes that give what each line alone gives). Lines longer than
+  :attr:`SearchLimits.max_regex_line_bytes` are not searched in regex mode
+  (``long_lines_skipped``), and a time budget ends the search, in every thread.
+
+**The regex engine.** ``re`` decides what is valid (its messages and positions are the
+error's); ``re``'s parser (``sre_parse``) gives the tree, and the tree, written back in
+the syntax of the `regex <https://pypi.org/project/regex/>`_ module with every construct
+spelt out (:func:`_regex_pattern`), is what runs. Why not ``re`` itself: a backtracking
+pattern (``(a+)+b`` on a line of a's) runs for minutes, holding the GIL, and the only
+interruption, SIGALRM, exists in the main thread alone; in an MCP server, a web app or a
+thread pool it froze every thread of the process. Measured (Python 3.11, regex
+2026.11.19, google-re2 1.1; ``benchmarks/regex_engines.py``: 10 M characters of
+site-packages' ``.py`` files, each engine run the way search_files runs it):
+
+- ``regex`` (VERSION0, re-compatible; ``timeout=`` checked inside the match, in any
+  thread; ``concurrent=True`` releases the GIL): from 0.08x to 2.2x re's time over ten
+  patterns (``def \\w+\\(`` 1.5x, ``(\\w)\\1{3}`` 2.2x; faster where re had to go line by
+  line, now that every pattern runs over chunks), full ``re`` syntax. ``(a+)+b`` on
+  1000 a's in a worker thread returns at its 0.5 s timeout while the main thread never
+  pauses more than its 5 ms tick; ``re`` takes 0.64 s on only 22 a's (x2 per a: 22
+  minutes on 33), the main thread frozen all along. On the tool itself (search_files, all
+  of a 781 MB site-packages, every match counted): 0.5x to 1.5x of the time with ``re``
+  over nine patterns (two interleaved runs on a shared machine), identical results;
+- ``google-re2`` (linear time, so nothing to bound): 0.8x to 9.7x re's time (``def
+  \\w+\\(`` 4.6x), and it refuses backreferences and lookarounds (``(\\w)\\1``,
+  ``foo(?=bar)``, ``(?<!x)y``): the documented "a Python re pattern" would stop being true.
+
+So ``regex``, pinned to re's meaning. The translation makes three differences vanish: text
+that re reads literally and regex would not (``a{e<=1}`` is fuzzy matching there,
+``[[:alpha:]]`` a POSIX class); re's ``\\s`` (``str.isspace``: it includes \\x1c-\\x1f)
+is written out; under IGNORECASE re makes ``i``, ``I``, ``İ`` and ``ı`` one letter, so
+the translation does too. One remains: ``\\w``, ``\\d`` and ``\\b`` use the regex
+module's Unicode tables, identical on ASCII and on letters, different on combining marks
+(word characters there, not in re), on numerals like ``²`` or ``½`` (word characters in re
+only) and on characters newer than Python's Unicode database. Nothing in the translation
+matches ``\\n`` and its anchors are the line's (``\\A`` and ``^`` are ``(?m:^)``...): a
+line alone holds no ``\\n`` and its edges are the string's, so it sees no change, and
+any pattern (``\\s``, ``[^a]``, ``\\A``...) can run over chunks of lines. The budget is the engine's
+timeout; the engine counts it in CPU time of the process (C ``clock()``): with other
+threads busy it runs out sooner than the wall clock, on a machine too loaded to run the
+process it may end later.
 
 A file is binary, and skipped, if its first chunk (1 MiB) holds a NUL byte; a NUL later
 ends the search of that file (matches before it are kept). Files larger than read_lines
@@ -54,19 +93,21 @@ reads are skipped (``too_large``), so every candidate's ``next_call`` is a valid
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import gc
 import os
 import re
 import stat
+import sys
 import threading
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy
+import regex  # type: ignore[import-untyped]  # no type information published
 
 from tutorial_lib.core.arguments import (
     ArgumentExample,
@@ -75,7 +116,6 @@ from tutorial_lib.core.arguments import (
 )
 from tutorial_lib.core.contracts import ContractError, Envelope, Source, oserror_details
 from tutorial_lib.core.road import call_tool
-from tutorial_lib.core.time_limit import TimeLimit
 from tutorial_lib.core.tools import READ_ONLY_LOCAL, Registry, ToolSpec
 from tutorial_lib.workspace.read import READ_LINES_SPEC, ReadLimits
 from tutorial_lib.workspace.read_schema import MAX_PATH_CHARS
@@ -83,6 +123,8 @@ from tutorial_lib.workspace.sandbox import (
     Method,
     check_relative_path,
     describe_file_type,
+    hard_link_error,
+    is_hard_linked,
     open_relative,
     open_root,
 )
@@ -118,13 +160,13 @@ PREVIEW_CHARS = 160
 CONTEXT_BEFORE = 2
 CONTEXT_COUNT = 5
 MODES = ("literal", "regex")
-SKIP_REASONS = ("binary", "too_large", "symlink", "other")
+SKIP_REASONS = ("binary", "too_large", "symlink", "hard_link", "other")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
 _FILE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | os.O_NOFOLLOW
 _PREVIEW_WINDOW_BYTES = 4 * PREVIEW_CHARS  # a character has at most 4 UTF-8 bytes
 _PATH_MAX_BYTES = 4096
-_REGEX_WINDOW_CHARS = 8192
+_DENSE_SKIPS = 16  # regex: matches passed over on one line before searching anew
 _NEXT_TOOL = READ_LINES_SPEC.name
 
 
@@ -138,13 +180,18 @@ class SearchLimits:
       backtracking pattern costs a power of the line length); counted in
       ``long_lines_skipped``;
     - ``time_budget_ms``: the search stops after this long with ``truncated: true`` and
-      ``stopped_by: "time_budget"`` (None: no budget). A regex running on one line is
-      interrupted with SIGALRM when the call runs in the main thread on a POSIX system;
-      elsewhere the budget is checked between lines and files;
+      ``stopped_by: "time_budget"`` (None: no budget). It is checked between files and
+      chunks, and a regex match is bounded by it from inside, in any thread (the regex
+      module's timeout, in process CPU time), without stalling the other threads;
     - ``max_depth``: directories nested deeper are not entered (``other``);
     - ``chunk_bytes``: the read size, and how much of a file decides "binary";
     - ``max_results_override``: replaces the argument ``max_results`` (benchmarks and
-      tests count every match with it; the model's limit stays 1 to 50).
+      tests count every match with it; the model's limit stays 1 to 50);
+    - ``allow_hard_links``: False (the default, as read_lines) skips regular files with
+      more than one hard link (``hard_link``; a ``path`` naming one is
+      ``permission_denied``): their other names may lie outside the workspace. Set it
+      together with ``ReadLimits(allow_hard_links=True)``, or candidates in such files
+      would point to reads that are refused.
     """
 
     max_file_bytes: int = ReadLimits().max_file_bytes
@@ -153,6 +200,7 @@ class SearchLimits:
     max_depth: int = 64
     chunk_bytes: int = 1 << 20
     max_results_override: int | None = None
+    allow_hard_links: bool = ReadLimits().allow_hard_links
 
 
 # --------------------------------------------------------------------------- the contract
@@ -339,8 +387,9 @@ SEARCH_FILES_DESCRIPTION = description_with_examples(
             " candidate locations: path (relative to the workspace root), 1-based line,"
             " a short preview, and next_call: the exact read_lines call that shows the lines"
             " around it. Read-only. Searches every file beneath 'path' (default: the whole"
-            " workspace) in path order, then line order; binary files, files over 256 MiB and"
-            " symlinks are skipped and counted in files_skipped.",
+            " workspace) in path order, then line order; binary files, files over 256 MiB,"
+            " symlinks and files with several hard links are skipped and counted in"
+            " files_skipped.",
             f"Returns at most max_results lines (default {DEFAULT_MAX_RESULTS}, up to"
             f" {MAX_RESULTS}). total_matches is the exact number of matching lines; if more"
             " lines match than returned, truncated is true and total_matches_at_least replaces"
@@ -483,7 +532,7 @@ class _Matcher:
     needle: bytes | None = None  # literal, case-sensitive: bytes.find
     bytes_pattern: re.Pattern[bytes] | None = None  # literal, case-insensitive
     overlap: int = 1  # the longest match in bytes: what a chunk boundary may split
-    pattern: re.Pattern[str] | None = None  # regex mode
+    pattern: Any = None  # regex mode: a regex.Pattern (see _regex_pattern)
     line_local: bool = False  # regex: may run over whole chunks of lines
 
 
@@ -520,10 +569,21 @@ def _compile(query: str, mode: str, case_sensitive: bool) -> _Matcher:
             # 3.11 refuses it: refused on both. (Atomic groups and possessive
             # quantifiers are syntax 3.10's re does not have: there they stay refused.)
             warnings.simplefilter("error", DeprecationWarning)
-            compiled = re.compile(query, flags)
-            line_local = _is_line_local(query, flags)  # parses again: inside the guard
-    except (re.error, RecursionError, OverflowError, ValueError, DeprecationWarning) as exc:
-        position = getattr(exc, "pos", None)  # re.error knows where; the others do not
+            re.compile(query, flags)  # re's verdict and messages decide what is valid
+            tree = _sre_parser.parse(query, flags)  # parses again: inside the guard
+            line_local = _is_line_local(query, flags)
+        compiled = regex.compile(_regex_pattern(tree), regex.VERSION0)
+    except (
+        re.error,
+        regex.error,
+        RecursionError,
+        OverflowError,
+        ValueError,
+        DeprecationWarning,
+    ) as exc:
+        # re.error knows where; the others do not (regex.error's position would be in the
+        # translation, not in the query)
+        position = getattr(exc, "pos", None) if isinstance(exc, re.error) else None
         where = f" at position {position}" if position is not None else ""
         detail = getattr(exc, "msg", None) or (
             str(exc) if isinstance(exc, DeprecationWarning) else type(exc).__name__
@@ -573,50 +633,36 @@ _POSSESSIVE_REPEAT = getattr(_C, "POSSESSIVE_REPEAT", None)
 def _is_line_local(pattern: str, flags: int) -> bool:
     """Whether ``pattern`` sees only the line it matches in, so it can run on many lines.
 
-    True if nothing in it can match ``\\n`` (no ``\\s``, ``[^a]``, ``(?s).``...), it has no
-    ``\\A``, ``\\Z`` or ``\\B`` and does not switch MULTILINE off. Then a match inside a
-    chunk of lines lies in one line, and every anchor, ``\\b`` and lookaround at a line's
-    edge sees the newline (which nothing matches) as it would see the end of the line alone.
-    Conservative: anything unknown is False, and False only costs speed.
+    The pattern actually run (:func:`_regex_pattern`) matches ``\\n`` nowhere and anchors
+    at the line's edges (``\\A`` and ``^`` as ``(?m:^)``...): on a line alone that changes
+    nothing (a line holds no ``\\n``). So a match inside a chunk of lines lies in one line,
+    and every anchor, ``\\b`` and lookaround at a line's edge sees the newline (which
+    nothing matches) as it would see the end of the line alone. Every construct re knows
+    qualifies; anything unknown is False (and is refused by the translation anyway).
     """
     try:
-        tree = _sre_parser.parse(pattern, flags)
-        return _local(list(tree), bool(tree.state.flags & re.DOTALL))
+        return _local(list(_sre_parser.parse(pattern, flags)))
     except (RecursionError, re.error, AttributeError, TypeError, ValueError):
         return False
 
 
-def _local(items: list[tuple[Any, Any]], dotall: bool) -> bool:
+def _local(items: list[tuple[Any, Any]]) -> bool:
     for op, av in items:
-        if op is _C.LITERAL:
-            ok = av != 10
-        elif op is _C.NOT_LITERAL:
-            ok = av == 10
-        elif op is _C.ANY:
-            ok = not dotall
-        elif op is _C.IN:
-            ok = not _set_has_newline(av)
-        elif op is _C.AT:
-            # \B fails on an empty string only (sre's rule): on an empty line alone, but
-            # not on the same empty line inside a chunk
-            ok = av not in (_C.AT_BEGINNING_STRING, _C.AT_END_STRING, _C.AT_NON_BOUNDARY)
+        if op in (_C.LITERAL, _C.NOT_LITERAL, _C.ANY, _C.IN, _C.GROUPREF, _C.AT):
+            ok = True  # none matches \n, or looks past the line's edge, once translated
         elif op is _C.SUBPATTERN:
-            _group, add, remove, sub = av
-            inner = (dotall or bool(add & re.DOTALL)) and not remove & re.DOTALL
-            ok = not remove & re.MULTILINE and _local(list(sub), inner)
+            ok = _local(list(av[3]))
         elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _POSSESSIVE_REPEAT):
-            ok = _local(list(av[2]), dotall)
+            ok = _local(list(av[2]))
         elif op is _C.BRANCH:
-            ok = all(_local(list(alt), dotall) for alt in av[1])
+            ok = all(_local(list(alt)) for alt in av[1])
         elif op is _ATOMIC_GROUP:
-            ok = _local(list(av), dotall)
+            ok = _local(list(av))
         elif op in (_C.ASSERT, _C.ASSERT_NOT):
-            ok = _local(list(av[1]), dotall)
-        elif op is _C.GROUPREF:
-            ok = True  # repeats a group's text, which is checked where the group is
+            ok = _local(list(av[1]))
         elif op is _C.GROUPREF_EXISTS:
             _group, yes, no = av
-            ok = _local(list(yes), dotall) and (no is None or _local(list(no), dotall))
+            ok = _local(list(yes)) and (no is None or _local(list(no)))
         else:
             ok = False
         if not ok:
@@ -624,20 +670,177 @@ def _local(items: list[tuple[Any, Any]], dotall: bool) -> bool:
     return True
 
 
-def _set_has_newline(items: list[tuple[Any, Any]]) -> bool:
-    negate = hit = False
+# --------------------------------------------------------------------------- translation
+#
+# The pattern that runs is the tree re parsed, written back in the regex module's syntax
+# with every construct spelt unambiguously: the regex module gives meaning to text re
+# reads literally ('a{e<=1}' is fuzzy matching there, '[[:alpha:]]' a POSIX class),
+# and re's \s also matches \x1c-\x1f, which regex's does not. Nothing in the translation
+# matches \n (see _is_line_local).
+
+_ANY_BUT_NEWLINE = "[^\\n]"
+_NEVER = "(?!)"
+# On one line, the string's edges are the line's: \A and ^ (with or without MULTILINE)
+# are its start, \Z and $ its end, which (?m:^) and (?m:$) also are inside a chunk.
+_AT_CODES = {
+    _C.AT_BEGINNING: "(?m:^)",
+    _C.AT_BEGINNING_STRING: "(?m:^)",
+    _C.AT_END: "(?m:$)",
+    _C.AT_END_STRING: "(?m:$)",
+    _C.AT_BOUNDARY: "\\b",
+    # re's \B fails on an empty string (an empty line), regex's matches there
+    _C.AT_NON_BOUNDARY: "(?:(?<=[^\\n])|(?=[^\\n]))\\B",
+}
+_FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.ASCII, "a"), (re.UNICODE, "u"))
+_I_FAMILY = frozenset((0x49, 0x69, 0x130, 0x131))  # I, i, İ, ı
+_DOTTED_I = "Ii\\u0130\\u0131"
+
+
+def _regex_pattern(tree: Any) -> str:
+    """The parsed pattern ``tree`` (sre_parse's) as regex-module syntax, ``\\n`` excluded.
+
+    DOTALL and VERBOSE are not carried over: ``.`` is always written ``[^\\n]`` and the
+    parser has already dropped verbose whitespace and comments.
+    """
+    flags = tree.state.flags
+    letters = "".join(letter for flag, letter in _FLAG_LETTERS if flags & flag)
+    return (f"(?{letters})" if letters else "") + _emit(list(tree), flags)
+
+
+def _emit(items: list[tuple[Any, Any]], flags: int) -> str:
+    """``items`` as regex syntax; ``flags``: the re flags in force where they stand."""
+    return "".join(_emit_one(op, av, flags) for op, av in items)
+
+
+def _emit_one(op: Any, av: Any, flags: int) -> str:
+    if op is _C.LITERAL:
+        if av == 10:
+            return _NEVER
+        return f"[{_DOTTED_I}]" if av in _I_FAMILY and _i_family(flags) else _char(av)
+    if op is _C.NOT_LITERAL:
+        if av == 10:
+            return _ANY_BUT_NEWLINE
+        return f"[^{_DOTTED_I if av in _I_FAMILY and _i_family(flags) else _char(av)}\\n]"
+    if op is _C.ANY:
+        return _ANY_BUT_NEWLINE
+    if op is _C.IN:
+        return _emit_set(av, flags)
+    if op is _C.AT:
+        return _AT_CODES[av]
+    if op is _C.SUBPATTERN:
+        group, add, remove, sub = av
+        inner_flags = (flags | add) & ~remove & ~(re.ASCII if add & re.UNICODE else 0)
+        inner = _emit(list(sub), inner_flags)
+        on = "".join(letter for flag, letter in _FLAG_LETTERS if add & flag)
+        off = "".join(letter for flag, letter in _FLAG_LETTERS if remove & flag)
+        scoped = f"(?{on}-{off}:{inner})" if off else f"(?{on}:{inner})"
+        if group is None:
+            return scoped
+        return f"({scoped})" if on or off else f"({inner})"
+    if op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _POSSESSIVE_REPEAT):
+        low, high, sub = av
+        bounds = f"{{{low},}}" if high == _C.MAXREPEAT else f"{{{low},{high}}}"
+        lazy = {_C.MAX_REPEAT: "", _C.MIN_REPEAT: "?"}.get(op, "+")
+        return f"(?:{_emit(list(sub), flags)}){bounds}{lazy}"
+    if op is _C.BRANCH:
+        return "(?:" + "|".join(_emit(list(alt), flags) for alt in av[1]) + ")"
+    if op is _ATOMIC_GROUP:
+        return f"(?>{_emit(list(av), flags)})"
+    if op in (_C.ASSERT, _C.ASSERT_NOT):
+        direction, sub = av
+        kind = ("" if direction == 1 else "<") + ("=" if op is _C.ASSERT else "!")
+        return f"(?{kind}{_emit(list(sub), flags)})"
+    if op is _C.GROUPREF:
+        return f"(?:\\g<{av}>)"
+    if op is _C.GROUPREF_EXISTS:
+        group, yes, no = av
+        otherwise = "" if no is None else "|" + _emit(list(no), flags)
+        return f"(?({group}){_emit(list(yes), flags)}{otherwise})"
+    raise ValueError(f"unsupported construct {op}")  # a newer re: refused, never guessed
+
+
+def _i_family(flags: int) -> bool:
+    """Whether i, I, İ and ı are one letter here: re's Unicode IGNORECASE says so (its
+    case table adds i <-> ı), the regex module's simple case folding pairs them apart."""
+    return bool(flags & re.IGNORECASE) and not flags & re.ASCII
+
+
+def _emit_set(items: list[tuple[Any, Any]], flags: int) -> str:
+    """A character set of re's tree, never matching ``\\n``.
+
+    re's ``\\s`` is written out (:func:`_spaces`), so its complement ``\\S`` has no spelling
+    inside a larger regex set: such a set becomes an alternative (or, negated, a lookahead
+    in front of the spaces). ``\\S``, ``\\D``, ``\\W`` alone, the usual case, stay one set.
+    """
+    spaces = _spaces(bool(flags & re.ASCII))
+    if len(items) == 1 and items[0][0] is _C.CATEGORY and items[0][1] in _COMPLEMENTS:
+        positive = _COMPLEMENTS[items[0][1]]
+        return f"[^{spaces if positive is None else positive}\\n]"
+    negate, not_space, guard, parts = False, False, False, []
     for op, av in items:
         if op is _C.NEGATE:
             negate = True
         elif op is _C.LITERAL:
-            hit = hit or av == 10
+            parts.append(_char(av) if av != 10 else "")
+            if av in _I_FAMILY and _i_family(flags):
+                parts.append(_DOTTED_I)
         elif op is _C.RANGE:
-            hit = hit or av[0] <= 10 <= av[1]
-        elif op is _C.CATEGORY:
-            hit = hit or av in _NEWLINE_CATEGORIES
+            low, high = av
+            pieces = [(low, min(high, 9)), (max(low, 11), high)]
+            parts.extend(f"{_char(a)}-{_char(b)}" for a, b in pieces if a <= b)
+            if _i_family(flags) and any(low <= code <= high for code in _I_FAMILY):
+                parts.append(_DOTTED_I)
+        elif op is _C.CATEGORY and av is _C.CATEGORY_NOT_SPACE:
+            not_space = True
+        elif op is _C.CATEGORY and av is _C.CATEGORY_SPACE:
+            parts.append(spaces)
+        elif op is _C.CATEGORY and av in _CATEGORY_CODES:
+            parts.append(_CATEGORY_CODES[av])
+            guard = guard or av in _NEWLINE_CATEGORIES  # \D and \W match \n
         else:
-            return True  # unknown: assume it can
-    return hit != negate
+            raise ValueError(f"unsupported set item {op}")
+    plain = "".join(parts)
+    if negate:
+        return f"(?:(?![{plain}\\n])[{spaces}])" if not_space else f"[^{plain}\\n]"
+    choices = ([f"[{plain}]"] if plain else []) + ([f"[^{spaces}\\n]"] if not_space else [])
+    if not choices:  # the set held only \n
+        return _NEVER
+    either = choices[0] if len(choices) == 1 else "(?:" + "|".join(choices) + ")"
+    return f"(?:(?!\\n){either})" if guard else either
+
+
+_CATEGORY_CODES = {
+    _C.CATEGORY_DIGIT: "\\d",
+    _C.CATEGORY_NOT_DIGIT: "\\D",
+    _C.CATEGORY_WORD: "\\w",
+    _C.CATEGORY_NOT_WORD: "\\W",
+}
+#: \S, \D, \W: the complement of (None: re's spaces, see _spaces)
+_COMPLEMENTS = {
+    _C.CATEGORY_NOT_SPACE: None,
+    _C.CATEGORY_NOT_DIGIT: "\\d",
+    _C.CATEGORY_NOT_WORD: "\\w",
+}
+
+
+@functools.cache
+def _spaces(ascii_only: bool) -> str:
+    """re's ``\\s`` but ``\\n``, as the inside of a set: str.isspace, as sre tests it (with
+    \\x1c-\\x1f, which the regex module's ``\\s`` lacks); under ASCII, `` \\t\\v\\f\\r``."""
+    limit = 128 if ascii_only else sys.maxunicode + 1
+    codes = [code for code in range(limit) if chr(code).isspace() and code != 10]
+    if ascii_only:
+        codes = [code for code in codes if code not in range(0x1C, 0x20)]
+    return "".join(_char(code) for code in codes)
+
+
+def _char(code: int) -> str:
+    """One code point as regex syntax: itself if an ASCII letter or digit, else escaped."""
+    if code < 128 and chr(code).isalnum():
+        return chr(code)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 # --------------------------------------------------------------------------- the run
@@ -646,10 +849,6 @@ def _set_has_newline(items: list[tuple[Any, Any]]) -> bool:
 def _read_chunk(fd: int, size: int) -> bytes:
     """One read of a file being searched (a seam: tests count the reads through it)."""
     return os.read(fd, size)
-
-
-class _TimeBudgetExceeded(Exception):
-    """Raised by the SIGALRM handler inside a regex search that outlived the budget."""
 
 
 class _Stop(Exception):
@@ -670,7 +869,6 @@ class _Run:
     long_lines_skipped: int = 0
     stopped_by: str | None = None
     deadline: float | None = None
-    in_regex: bool = False
 
     # ----------------------------------------------------------------- the walk
 
@@ -678,22 +876,20 @@ class _Run:
         """Search the opened ``scope`` until it is done, the results are full or time is up."""
         if self.limits.time_budget_ms is not None:
             self.deadline = time.monotonic() + self.limits.time_budget_ms / 1000
-        with self._time_limit():
-            try:
-                prefix = "/".join(scope.parts)
-                if stat.S_ISDIR(scope.info.st_mode):
-                    self._walk(scope.fd, prefix + "/" if prefix else "", 0)
-                else:
-                    self._search_named_file(scope.fd, scope.info, prefix)
-            except (_Stop, _TimeBudgetExceeded):
-                if self.stopped_by is None:
-                    self.stopped_by = "time_budget"
-            except OSError as exc:  # the storage failed mid-way (EIO and the like)
-                raise ContractError(
-                    "temporary_unavailable",
-                    "the search failed mid-way while reading the workspace; retry shortly",
-                    log=oserror_details(exc),
-                ) from None
+        try:
+            prefix = "/".join(scope.parts)
+            if stat.S_ISDIR(scope.info.st_mode):
+                self._walk(scope.fd, prefix + "/" if prefix else "", 0)
+            else:
+                self._search_named_file(scope.fd, scope.info, prefix)
+        except _Stop:
+            pass
+        except OSError as exc:  # the storage failed mid-way (EIO and the like)
+            raise ContractError(
+                "temporary_unavailable",
+                "the search failed mid-way while reading the workspace; retry shortly",
+                log=oserror_details(exc),
+            ) from None
 
     def _walk(self, dir_fd: int, prefix: str, depth: int) -> None:
         """Search the directory ``dir_fd`` (shown as ``prefix``), entries in name order."""
@@ -730,8 +926,11 @@ class _Run:
                 os.close(fd)
 
     def _search_named_file(self, fd: int, info: os.stat_result, path: str) -> None:
-        """``path`` named one file: binary or too large is an error, not a silent skip."""
+        """``path`` named one file: hard-linked, binary or too large is an error, not a
+        silent skip."""
         verdict = self._search_file(fd, path, info)
+        if verdict == "hard_link":
+            raise hard_link_error(path, info)  # the same refusal as read_lines
         if verdict == "too_large":
             raise ContractError(
                 "file_too_large",
@@ -755,6 +954,11 @@ class _Run:
         if not stat.S_ISREG(info.st_mode):
             self.skipped["other"] += 1
             return "other"
+        # Before the size (a message would tell it) and the first read: the link count of
+        # the descriptor itself, so a name swapped since the listing changes nothing.
+        if not self.limits.allow_hard_links and is_hard_linked(info):
+            self.skipped["hard_link"] += 1
+            return "hard_link"
         if info.st_size > self.limits.max_file_bytes:
             self.skipped["too_large"] += 1
             return "too_large"
@@ -909,64 +1113,81 @@ class _Run:
     def _search_lines(self, path: str, first_line: int, raw: bytes) -> None:
         """Search whole lines ``raw`` (each ends with ``\\n``, but the file's last may not)."""
         cap = self.limits.max_regex_line_bytes
-        if self.matcher.line_local and (len(raw) <= cap or _longest_line(raw) <= cap):
-            self._search_chunk_of_lines(path, first_line, raw)
+        if self.matcher.line_local:
+            if len(raw) <= cap or _longest_line(raw) <= cap:
+                self._search_chunk_of_lines(path, first_line, raw)
+            else:
+                self._search_around_long_lines(path, first_line, raw)
             return
         lines = raw.split(b"\n")
         if raw.endswith(b"\n"):
             lines.pop()  # nothing after the last newline: not a line
-        search = self.matcher.pattern.search  # type: ignore[union-attr]
+        search = self._regex_search
         for index, raw_line in enumerate(lines):
             if len(raw_line) > cap:
                 self.long_lines_skipped += 1
                 continue
-            if index & 15 == 0:
-                self._check_time()
             text = raw_line.decode("utf-8", "surrogateescape")
-            self.in_regex = True
-            try:
-                found = search(text)
-            finally:
-                self.in_regex = False
+            found = search(text)
             if found is not None:
                 self._record_text(path, first_line + index, text, found.start())
 
-    def _search_chunk_of_lines(self, path: str, first_line: int, raw: bytes) -> None:
-        """Run a line-local pattern over whole lines at once, in windows of ~8 K characters.
+    def _search_around_long_lines(self, path: str, first_line: int, raw: bytes) -> None:
+        """Search the runs of lines between the long lines of ``raw`` as chunks; count those.
 
-        Each window ends just after a newline and is searched with ``endpos``; the time
-        budget is checked between windows, which bounds an uninterruptible regex call
-        where no SIGALRM can be used (outside the main thread).
+        (Line by line, the regex module's ~4 us a call made a minified file's chunk cost
+        more than the rest of site-packages.)
+        """
+        newlines = numpy.flatnonzero(numpy.frombuffer(raw, numpy.uint8) == 10)
+        starts = numpy.concatenate(([0], newlines + 1))
+        ends = numpy.concatenate((newlines, [len(raw)]))
+        if raw.endswith(b"\n"):  # nothing after the last newline: not a line
+            starts, ends = starts[:-1], ends[:-1]
+        run = 0  # the index of the first line of the run not yet searched
+        for index in numpy.flatnonzero(ends - starts > self.limits.max_regex_line_bytes):
+            if index > run:
+                segment = raw[int(starts[run]) : int(starts[index])]
+                self._search_chunk_of_lines(path, first_line + run, segment)
+            self.long_lines_skipped += 1
+            run = int(index) + 1
+        if run < len(starts):
+            self._search_chunk_of_lines(path, first_line + run, raw[int(starts[run]) :])
+
+    def _search_chunk_of_lines(self, path: str, first_line: int, raw: bytes) -> None:
+        """Run a line-local pattern over whole lines at once: each line's first match.
+
+        One ``finditer`` over the chunk: a call per match cost the regex module ~4 us
+        (timeout and GIL release included), its iterator ~0.3 us. Further matches on a
+        line already reported are passed over; after :data:`_DENSE_SKIPS` of them the
+        iteration restarts at the next line (``x?`` matches at every character).
         """
         text = raw.decode("utf-8", "surrogateescape")
-        search = self.matcher.pattern.search  # type: ignore[union-attr]
         size = len(text)
-        line, counted, position = first_line, 0, 0
-        while position < size:
-            window_end = text.find("\n", min(position + _REGEX_WINDOW_CHARS, size - 1))
-            window_end = size if window_end == -1 else window_end + 1
-            while position < window_end:
-                self.in_regex = True
-                try:
-                    found = search(text, position, window_end)
-                finally:
-                    self.in_regex = False
-                if found is None:
-                    break
+        line, counted, next_line, position = first_line, 0, 0, 0
+        while True:
+            skipped = 0
+            for found in self._regex_matches(text, position):
                 start = found.start()
-                if start == window_end and text[window_end - 1] == "\n":
-                    break  # an empty match after the window's last newline: not a line
+                if start < next_line:
+                    skipped += 1
+                    if skipped > _DENSE_SKIPS:
+                        break
+                    continue
+                skipped = 0
+                if start == size and text.endswith("\n"):
+                    return  # an empty match after the last newline: not a line
                 line_start = text.rfind("\n", 0, start) + 1
                 line += text.count("\n", counted, line_start)
                 counted = line_start
-                line_end = text.find("\n", start, window_end)
+                line_end = text.find("\n", start)
                 content = text[line_start:] if line_end == -1 else text[line_start:line_end]
                 self._record_text(path, line, content, start - line_start)
                 if line_end == -1:
                     return
-                position = line_end + 1
-            position = window_end
-            self._check_time()
+                next_line = line_end + 1
+            else:
+                return
+            position = next_line
 
     def _record_text(self, path: str, line: int, text: str, offset: int) -> None:
         if self.matches >= self.limit:  # the first match over the limit: no preview needed
@@ -994,18 +1215,43 @@ class _Run:
             self.stopped_by = "time_budget"
             raise _Stop
 
-    def _time_limit(self) -> contextlib.AbstractContextManager[object]:
-        """search_files' policy of the core time limit: interrupt a regex that outlives the
-        budget, in the main thread only (elsewhere the loops check the deadline between
-        lines and windows of lines, which bounds each uninterruptible regex call)."""
-        if self.matcher.mode != "regex" or self.deadline is None:
-            return contextlib.nullcontext()
-        return TimeLimit(
-            max(1e-3, self.deadline - time.monotonic()),
-            _TimeBudgetExceeded,
-            when=lambda: self.in_regex,  # anywhere else the loops see the deadline themselves
-            other_threads="none",
-        )
+    def _regex_search(self, text: str) -> Any:
+        """The pattern's first match in ``text``, within what is left of the budget.
+
+        The regex module checks the timeout inside the match itself, in any thread, and
+        ``concurrent=True`` releases the GIL while it matches: a backtracking pattern ends
+        at the deadline and never stalls the process's other threads.
+        """
+        timeout = self._regex_timeout()
+        try:
+            return self.matcher.pattern.search(text, concurrent=True, timeout=timeout)
+        except TimeoutError:
+            self.stopped_by = "time_budget"
+            raise _Stop from None
+
+    def _regex_matches(self, text: str, start: int) -> Iterator[Any]:
+        """The pattern's matches in ``text[start:]``; the budget bounds the whole iteration
+        (the regex module's timeout runs from the iterator's creation)."""
+        timeout = self._regex_timeout()
+        try:
+            yield from self.matcher.pattern.finditer(text, start, concurrent=True, timeout=timeout)
+        except TimeoutError:
+            self.stopped_by = "time_budget"
+            raise _Stop from None
+
+    def _regex_timeout(self) -> float | None:
+        """What is left of the budget, in seconds (None: no budget); stops when nothing is.
+
+        The regex module measures it in CPU time of the process (C ``clock()``): while
+        other threads of the process compute, it runs out sooner than the wall clock.
+        """
+        if self.deadline is None:
+            return None
+        timeout = self.deadline - time.monotonic()
+        if timeout <= 0:
+            self.stopped_by = "time_budget"
+            raise _Stop
+        return timeout
 
     def data(
         self, query: str, mode: str, case_sensitive: bool, max_results: int, scope: str
@@ -1287,9 +1533,11 @@ def search_files(
       the time budget (``"time_budget"``); then ``total_matches_at_least`` is the number of
       matching lines seen before stopping, a lower bound, and ``total_matches`` is absent;
     - ``files_searched``: text files searched (when truncated: until the stop);
-      ``files_skipped``: ``{"binary", "too_large", "symlink", "other"}`` counts (other:
-      FIFOs, sockets, devices, unreadable or vanished entries, names that are not UTF-8,
-      paths too long for read_lines, directories nested too deep);
+      ``files_skipped``: ``{"binary", "too_large", "symlink", "hard_link", "other"}``
+      counts (hard_link: regular files with more than one name, see
+      :class:`SearchLimits`; other: FIFOs, sockets, devices, unreadable or vanished
+      entries, names that are not UTF-8, paths too long for read_lines, directories
+      nested too deep);
     - ``long_lines_skipped`` (regex mode only): lines not searched for their length;
     - ``suggestion`` (when nothing matched or the search stopped early): what to try next.
 
