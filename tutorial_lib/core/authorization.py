@@ -1,0 +1,293 @@
+"""Chapter 06's authorization station: the executor refuses the object, not the prompt.
+
+A user asks for a task; the task has a *scope* (:class:`TaskScope`): which resources it
+may touch (repositories, workspace path prefixes) and which *action classes* were granted,
+each on its own:
+
+- ``"read"``: read a file or a repository's data;
+- ``"write"``: change something that can be changed back (a comment, a file);
+- ``"delete"``: destroy something;
+- ``"send"``: anything that leaves the task or takes effect for others: send, merge,
+  deploy. Reading and sending are separate grants: a task that may read private data
+  and may not send it out has removed one leg of the "lethal trifecta".
+
+Sensitivity is part of the grant: a secret-bearing file (:data:`SECRET_PATTERNS`, plus a
+per-workspace list) needs its own grant (``secrets_granted``), whatever the action.
+
+Which class a tool belongs to, and where its resource is in the arguments, is declared by
+the *operator*, per tool name (:class:`ToolAccess`, an :data:`AccessMap`), never read from
+the tool: a tool's annotations are hints (``read_only=True`` buys no write a bypass), and a
+tool without a declaration is refused (deny by default). The scope is frozen and the
+station closes over it: no tool call can change it; only the user, by starting a task with
+another scope.
+
+:func:`authorization_station` turns scope and declarations into a
+:class:`~tutorial_lib.core.road.Station` of the ``"authorization"`` slot. It sees the
+*validated* arguments, so it checks what will really be touched: a model that picked the
+wrong tool or the wrong repository (because a comment told it to) is refused all the same.
+A refusal is ``permission_denied`` (``retry: after_authorization``; the road adds
+``operation_state: not_applied``): its message says what was refused and why, and its
+suggestion says to ask the user, never to try other arguments.
+
+Limit: a workspace path is checked by its name, lexically (normalized, no ``..`` out of
+the root). The workspace's resolver follows symlinks that stay inside the root, so a link
+``notes.txt -> .env`` is checked as ``notes.txt``; keep secret-bearing files out of a
+workspace the model can link in, or check the resolved name too.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import posixpath
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Literal, get_args
+
+from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.core.road import PendingCall, Station
+
+__all__ = [
+    "ACTION_CLASSES",
+    "SECRET_PATTERNS",
+    "AccessMap",
+    "ActionClass",
+    "Resource",
+    "ResourceSystem",
+    "TaskScope",
+    "ToolAccess",
+    "authorization_station",
+    "authorize",
+    "github_access",
+    "is_secret_path",
+    "normalize_workspace_path",
+    "workspace_access",
+]
+
+#: The action classes, each granted on its own (``"send"`` covers send, merge, deploy).
+ActionClass = Literal["read", "write", "delete", "send"]
+ACTION_CLASSES: tuple[ActionClass, ...] = get_args(ActionClass)
+
+#: Where a resource lives: a GitHub repository, or a path of the local workspace.
+ResourceSystem = Literal["github", "workspace"]
+
+#: File names that bear secrets, matched case-insensitively against every component of a
+#: workspace path (a file ``.env``, or anything under a directory ``credentials``):
+#: dotenv files, private keys and certificates, SSH keys, credential and secret stores.
+SECRET_PATTERNS: tuple[str, ...] = (
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "credentials*",
+    "*.p12",
+    "secrets.*",
+)
+
+#: The suggestion of every refusal: the boundary is the user's to move, not the model's.
+ASK_THE_USER = (
+    "this is outside what the user granted for this task: do not try other arguments or"
+    " another tool; ask the user to grant it, or continue the task without it"
+)
+
+
+@dataclass(frozen=True)
+class Resource:
+    """What one call touches: ``name`` in ``system``, taken from argument ``field``."""
+
+    system: ResourceSystem
+    name: str
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class ToolAccess:
+    """The operator's declaration for one tool: its action class and its resource.
+
+    ``locate(arguments)`` returns the :class:`Resource` a call with those (validated)
+    arguments touches. Use :func:`github_access` or :func:`workspace_access`.
+    """
+
+    action: ActionClass
+    locate: Callable[[Mapping[str, Any]], Resource] = field(compare=False)
+
+    def __post_init__(self) -> None:
+        if self.action not in ACTION_CLASSES:
+            raise ValueError(f"unknown action class {self.action!r}; one of {ACTION_CLASSES}")
+
+
+#: Tool name -> its declared access. A tool not in the map is refused.
+AccessMap = Mapping[str, ToolAccess]
+
+
+def github_access(action: ActionClass, argument: str = "repository") -> ToolAccess:
+    """A tool of class ``action`` on the repository named by ``arguments[argument]``."""
+
+    def locate(arguments: Mapping[str, Any]) -> Resource:
+        return Resource("github", str(arguments[argument]), argument)
+
+    return ToolAccess(action, locate)
+
+
+def workspace_access(
+    action: ActionClass, argument: str = "path", *, default: str | None = None
+) -> ToolAccess:
+    """A tool of class ``action`` on the workspace path ``arguments[argument]``.
+
+    ``default`` is the path when the argument is left out (``"."``: the whole workspace);
+    without one, a call that leaves it out touches nothing this map can name and is refused.
+    """
+
+    def locate(arguments: Mapping[str, Any]) -> Resource:
+        value = arguments.get(argument, default)
+        if value is None:
+            raise ContractError(
+                "permission_denied",
+                f"'{argument}' is missing, so the path this call touches is unknown",
+                field=argument,
+                suggestion=ASK_THE_USER,
+            )
+        return Resource("workspace", str(value), argument)
+
+    return ToolAccess(action, locate)
+
+
+def normalize_workspace_path(path: str) -> str | None:
+    """``path`` relative to the workspace root, normalized (``"."`` for the root), or None
+    when it is absolute (or starts with a drive) or climbs out with ``..``: no scope
+    holds such a path."""
+    unified = path.replace("\\", "/")
+    if unified.startswith("/") or (len(unified) > 1 and unified[1] == ":"):
+        return None
+    normal = posixpath.normpath(unified)
+    if normal == ".." or normal.startswith("../"):
+        return None
+    return normal
+
+
+def is_secret_path(path: str, extra_patterns: Iterable[str] = ()) -> bool:
+    """Whether any component of workspace ``path`` matches :data:`SECRET_PATTERNS` or
+    ``extra_patterns`` (the workspace's own list), ignoring case."""
+    patterns = [p.casefold() for p in (*SECRET_PATTERNS, *extra_patterns)]
+    parts = [p.casefold() for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    return any(fnmatch.fnmatchcase(part, pattern) for part in parts for pattern in patterns)
+
+
+@dataclass(frozen=True)
+class TaskScope:
+    """What the user asked for: resources and grants of one task. Frozen: no call moves it.
+
+    - ``repositories``: ``owner/name`` of the repositories the task may touch (GitHub
+      names ignore case, and so does the check);
+    - ``workspace_paths``: path prefixes of the workspace (``"docs"`` holds ``docs`` and
+      ``docs/a.md``, not ``docs2``; ``"."`` holds the whole workspace);
+    - ``grants``: the action classes granted, each on its own;
+    - ``secrets_granted``: whether secret-bearing files may be touched (their own grant);
+    - ``secret_patterns``: the workspace's own secret file patterns, on top of
+      :data:`SECRET_PATTERNS`.
+    """
+
+    repositories: frozenset[str] = frozenset()
+    workspace_paths: tuple[str, ...] = ()
+    grants: frozenset[ActionClass] = frozenset()
+    secrets_granted: bool = False
+    secret_patterns: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        unknown = set(self.grants) - set(ACTION_CLASSES)
+        if unknown:
+            raise ValueError(f"unknown action classes {sorted(unknown)}; one of {ACTION_CLASSES}")
+        prefixes = []
+        for prefix in self.workspace_paths:
+            normal = normalize_workspace_path(prefix)
+            if normal is None:
+                raise ValueError(f"workspace path {prefix!r} is not inside the workspace")
+            prefixes.append(normal)
+        # frozen: the normalized forms are set once, here
+        object.__setattr__(self, "repositories", frozenset(self.repositories))
+        object.__setattr__(self, "workspace_paths", tuple(prefixes))
+        object.__setattr__(self, "grants", frozenset(self.grants))
+        object.__setattr__(self, "secret_patterns", tuple(self.secret_patterns))
+
+    def holds_repository(self, repository: str) -> bool:
+        """Whether ``repository`` is one of the task's (ignoring case, as GitHub does)."""
+        wanted = repository.casefold()
+        return any(wanted == r.casefold() for r in self.repositories)
+
+    def holds_path(self, path: str) -> bool:
+        """Whether workspace ``path`` lies under one of the task's path prefixes."""
+        normal = normalize_workspace_path(path)
+        if normal is None:
+            return False
+        return any(
+            prefix == "." or normal == prefix or normal.startswith(prefix + "/")
+            for prefix in self.workspace_paths
+        )
+
+
+def authorize(scope: TaskScope, access: AccessMap, call: PendingCall) -> None:
+    """Let ``call`` through, or raise ``permission_denied`` saying what and why.
+
+    In order: the tool has a declaration; its class is granted; its resource is in the
+    scope; a secret-bearing file has its own grant. The tool's annotations are not read.
+    """
+    name = call.tool.name
+    declared = access.get(name)
+    if declared is None:
+        raise ContractError(
+            "permission_denied",
+            f"'{name}' has no declared access for this task, so it is refused",
+            suggestion=ASK_THE_USER,
+        )
+    if declared.action not in scope.grants:
+        raise ContractError(
+            "permission_denied",
+            f"{declared.action} is not granted for this task"
+            f" ('{name}' is declared as {declared.action})",
+            suggestion=ASK_THE_USER,
+        )
+    resource = declared.locate(call.arguments)
+    if resource.system == "github":
+        _check_repository(scope, resource)
+    else:
+        _check_path(scope, resource)
+
+
+def _refusal(message: str, resource: Resource) -> ContractError:
+    return ContractError(
+        "permission_denied",
+        message,
+        field=resource.field,
+        received=resource.name,
+        suggestion=ASK_THE_USER,
+    )
+
+
+def _check_repository(scope: TaskScope, resource: Resource) -> None:
+    if not scope.holds_repository(resource.name):
+        raise _refusal(f"repository {resource.name} is outside this task's scope", resource)
+
+
+def _check_path(scope: TaskScope, resource: Resource) -> None:
+    if not scope.holds_path(resource.name):
+        raise _refusal(f"path '{resource.name}' is outside this task's scope", resource)
+    if not scope.secrets_granted and is_secret_path(resource.name, scope.secret_patterns):
+        raise _refusal(
+            f"'{resource.name}' is a secret-bearing file: it needs its own grant", resource
+        )
+
+
+def authorization_station(
+    scope: TaskScope, access: AccessMap, *, name: str = "task_scope"
+) -> Station:
+    """The authorization :class:`~tutorial_lib.core.road.Station` of one task.
+
+    ``access`` is copied: changing the caller's mapping afterwards changes nothing.
+    """
+    frozen: AccessMap = MappingProxyType(dict(access))
+
+    def check(call: PendingCall) -> None:
+        authorize(scope, frozen, call)
+
+    return Station(name, "authorization", check)
