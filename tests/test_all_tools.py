@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from tools.notebooks import ROOT
+from tutorial_lib.agent.outbound import HTTP_SEND_SPEC, OutboundGateway, http_send_spec
 from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
 from tutorial_lib.core.road import call_tool
 from tutorial_lib.core.tools import Registry, ToolSpec
@@ -37,6 +38,13 @@ from tutorial_lib.examples.tasks import (
 )
 from tutorial_lib.examples.units import JOB_GET_RESULT_SPEC, JobRunner, job_get_result_spec
 from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.dangerous import (
+    DANGEROUS_SPECS,
+    DangerousContext,
+    PendingActions,
+    Settings,
+    dangerous_tool_specs,
+)
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import READ_SPECS, GitHubToolContext, github_tool_specs
 from tutorial_lib.github.writes import WRITE_SPECS, WriteContext, write_tool_specs
@@ -66,6 +74,8 @@ ALL_SPECS: tuple[ToolSpec, ...] = (
     *READ_SPECS,
     *WRITE_SPECS,
     JOB_GET_RESULT_SPEC,
+    *DANGEROUS_SPECS,
+    HTTP_SEND_SPEC,
 )
 
 
@@ -87,6 +97,10 @@ def registry(root: Path, client: GitHubClient) -> Registry:
             # no real waiting between write attempts: the schedule is not what is tested here
             *write_tool_specs(WriteContext(client, sleep=lambda seconds: None)),
             job_get_result_spec(JobRunner({"J-1": 12_000})),
+            *dangerous_tool_specs(
+                DangerousContext(client, Settings({"review.auto_merge": False}), PendingActions())
+            ),
+            http_send_spec(OutboundGateway()),
         ]
     )
 
@@ -155,6 +169,25 @@ VALID_ARGUMENTS: dict[str, dict[str, Any]] = {
         "idempotency_key": "hostile-key-0001",
     },
     "job_get_result": {"job_id": "J-1", "timeout_ms": 30_000},
+    # the shared emulator must not change: the PR and the comments named here do not exist
+    "github_pr_merge": {"repository": "example/shop", "pr": 4242},
+    "github_pr_delete_comment": {
+        "repository": "example/shop",
+        "pr": 128,
+        "comment_id": 1,
+        "kind": "review",
+    },
+    "github_pr_edit_comment": {
+        "repository": "example/shop",
+        "pr": 128,
+        "comment_id": 1,
+        "kind": "conversation",
+        "body": "An edit.",
+    },
+    "github_pr_list_conversation": {"repository": "example/shop", "pr": 128},
+    "settings_update": {"key": "review.auto_merge", "value": True},
+    "pending_action_approve": {"action_id": "A-1"},
+    "http_send": {"method": "POST", "url": "https://example.com/hook", "body": "hi"},
 }
 #: Values that are valid JSON (or a Python caller's mistake) and must never break a tool.
 HOSTILE_VALUES: list[Any] = [
@@ -320,7 +353,7 @@ def produce_every_code(
             {"task_id": "T-1", "status": "done"},
             store=TaskStore({"T-1": "todo"}, lose_next_reply=True),
         ),
-        "unknown_tool": call_tool(tools, "github_pr_merge", {}),
+        "unknown_tool": call_tool(tools, "github_repo_delete", {}),
         "invalid_cursor": list_comments_with_a_forged_cursor(tools),
     }
     # Root reads files whatever their mode: inject the kernel's answer for one file instead.

@@ -20,6 +20,7 @@ a fixed step per item), so two builds are identical.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import threading
 from dataclasses import dataclass, field, replace
@@ -104,6 +105,9 @@ class PullRequest:
     changed_files: int = 0
     mergeable: bool | None = True
     mergeable_state: str = "clean"
+    # Set by a merge (GitHubStore.merge_pull): the merge commit and when it was made.
+    merged_at: str | None = None
+    merge_commit_sha: str | None = None
 
 
 @dataclass(frozen=True)
@@ -384,6 +388,45 @@ class GitHubStore:
                 issues[issues.index(old)] = new
             self._comment_index[comment_id] = new
         return new
+
+    def delete_comment(self, comment_id: int) -> ReviewComment | IssueComment:
+        """Remove a comment, as a delete on GitHub does: it leaves its list, its id is
+        never reused, and a review comment leaves its thread (a thread left empty goes)."""
+        with self._lock:
+            old = self._comment_index.pop(comment_id)
+            if isinstance(old, ReviewComment):
+                self._review_comments[(old.repository, old.pr)].remove(old)
+                thread = self._thread_index[old.thread_id]
+                thread.comment_ids.remove(comment_id)
+                if not thread.comment_ids:
+                    self._threads[(old.repository, old.pr)].remove(thread)
+                    del self._thread_index[thread.id]
+            else:
+                self._issue_comments[(old.repository, old.number)].remove(old)
+        return old
+
+    def merge_pull(self, repository: str, number: int) -> PullRequest:
+        """Merge an open, mergeable PR: it becomes ``closed`` with ``merged_at`` and a
+        merge commit sha (deterministic). A PR that cannot be merged (already merged,
+        closed, or not mergeable) raises ``ValueError`` and stays as it was."""
+        key = self._pull_key(repository, number)
+        with self._lock:
+            pull = self._pulls[key]
+            if pull.state != "open" or pull.merged_at is not None or pull.mergeable is not True:
+                raise ValueError(f"{repository}#{number} is not mergeable")
+            sha = hashlib.sha1(f"merge:{pull.base_sha}+{pull.head_sha}".encode()).hexdigest()
+            now = self.now()
+            merged = replace(
+                pull,
+                state="closed",
+                updated_at=now,
+                merged_at=now,
+                merge_commit_sha=sha,
+                mergeable=None,  # GitHub's answers once a PR is merged
+                mergeable_state="unknown",
+            )
+            self._pulls[key] = merged
+        return merged
 
     def resolve_thread(self, thread_id: int, resolved: bool = True) -> None:
         """Mark a review thread resolved (or unresolved again)."""

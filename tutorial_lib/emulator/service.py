@@ -18,10 +18,17 @@ REST endpoints (``{repo}`` is ``repos/{owner}/{name}`` or ``repositories/{id}``,
     GET  /{repo}/pulls/{n}                    a pull request
     GET  /{repo}/pulls/{n}/comments           review comments, paged
     GET  /{repo}/pulls/comments/{id}          one review comment
+    PATCH /{repo}/pulls/comments/{id}         {"body": ...} -> 200, the edited comment
+    DELETE /{repo}/pulls/comments/{id}        -> 204 (leaves its thread; id never reused)
+    PUT  /{repo}/pulls/{n}/merge              -> 200 {"sha", "merged", "message"}; 405 if
+                                              not mergeable (merged, closed), 409 if "sha"
+                                              is not the head, 422 bad "merge_method"
     GET  /{repo}/issues/{n}                   the PR as an issue
     GET  /{repo}/issues/{n}/comments          conversation comments, paged
     POST /{repo}/issues/{n}/comments          {"body": ...} -> 201 + Location
     GET  /{repo}/issues/comments/{id}         one conversation comment
+    PATCH /{repo}/issues/comments/{id}        {"body": ...} -> 200, the edited comment
+    DELETE /{repo}/issues/comments/{id}       -> 204
     GET  /users/{login}                       an account of the store (else 404)
     GET  /{owner}/{name}/pull/{n}, /{login}   tiny HTML pages (the ``html_url`` fields)
     POST /graphql                             review threads of a PR (below)
@@ -218,6 +225,16 @@ class _ApiError(Exception):
 
 def _not_found() -> _ApiError:
     return _ApiError(404, {"message": "Not Found", "documentation_url": DOCS, "status": "404"})
+
+
+@contextmanager
+def _gone_meanwhile_is_404() -> Iterator[None]:
+    """A comment another request deleted between the lookup and the change: 404, as if
+    the lookup had come after (the store raises KeyError)."""
+    try:
+        yield
+    except KeyError:
+        raise _not_found() from None
 
 
 # -- JSON shapes -----------------------------------------------------------------------------
@@ -426,9 +443,9 @@ class _Shapes:
             "body": pull.body,
             "created_at": pull.created_at,
             "updated_at": pull.updated_at,
-            "closed_at": None,
-            "merged_at": None,
-            "merge_commit_sha": test_merge,
+            "closed_at": pull.merged_at,
+            "merged_at": pull.merged_at,
+            "merge_commit_sha": pull.merge_commit_sha or test_merge,
             "assignee": None,
             "assignees": [],
             "requested_reviewers": [],
@@ -456,11 +473,12 @@ class _Shapes:
             "author_association": "CONTRIBUTOR",
             "auto_merge": None,
             "active_lock_reason": None,
-            "merged": False,
+            "merged": pull.merged_at is not None,
             "mergeable": pull.mergeable,
             "rebaseable": pull.mergeable,
             "mergeable_state": pull.mergeable_state,
-            "merged_by": None,
+            # the emulator's merges are all made by its viewer (the token's account)
+            "merged_by": None if pull.merged_at is None else self.user(self.store.viewer),
             "comments": comments,
             "review_comments": review_comments,
             "maintainer_can_modify": False,
@@ -495,7 +513,7 @@ class _Shapes:
             "comments": n_comments,
             "created_at": pull.created_at,
             "updated_at": pull.updated_at,
-            "closed_at": None,
+            "closed_at": pull.merged_at,
             "author_association": "CONTRIBUTOR",
             "active_lock_reason": None,
             "draft": False,
@@ -504,7 +522,7 @@ class _Shapes:
                 "html_url": html,
                 "diff_url": html + ".diff",
                 "patch_url": html + ".patch",
-                "merged_at": None,
+                "merged_at": pull.merged_at,
             },
             "body": pull.body,
             "closed_by": None,
@@ -1257,10 +1275,15 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
     ("GET", re.compile(_REPO + r"/pulls/(?P<n>\d+)$"), "get_pull"),
     ("GET", re.compile(_REPO + r"/pulls/(?P<n>\d+)/comments$"), "list_review_comments"),
     ("GET", re.compile(_REPO + r"/pulls/comments/(?P<id>\d+)$"), "get_review_comment"),
+    ("PATCH", re.compile(_REPO + r"/pulls/comments/(?P<id>\d+)$"), "edit_review_comment"),
+    ("DELETE", re.compile(_REPO + r"/pulls/comments/(?P<id>\d+)$"), "delete_review_comment"),
+    ("PUT", re.compile(_REPO + r"/pulls/(?P<n>\d+)/merge$"), "merge_pull"),
     ("GET", re.compile(_REPO + r"/issues/(?P<n>\d+)$"), "get_issue"),
     ("GET", re.compile(_REPO + r"/issues/(?P<n>\d+)/comments$"), "list_issue_comments"),
     ("POST", re.compile(_REPO + r"/issues/(?P<n>\d+)/comments$"), "create_issue_comment"),
     ("GET", re.compile(_REPO + r"/issues/comments/(?P<id>\d+)$"), "get_issue_comment"),
+    ("PATCH", re.compile(_REPO + r"/issues/comments/(?P<id>\d+)$"), "edit_issue_comment"),
+    ("DELETE", re.compile(_REPO + r"/issues/comments/(?P<id>\d+)$"), "delete_issue_comment"),
     ("GET", re.compile(r"/users/(?P<login>[^/]+)$"), "get_user"),
     ("POST", re.compile(r"/graphql$"), "graphql"),
     ("GET", re.compile(r"/(?P<owner>[^/]+)/(?P<name>[^/]+)/pull/(?P<n>\d+)$"), "html_page"),
@@ -1345,6 +1368,15 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802
         self._dispatch("POST")
+
+    def do_PUT(self) -> None:  # noqa: N802
+        self._dispatch("PUT")
+
+    def do_PATCH(self) -> None:  # noqa: N802
+        self._dispatch("PATCH")
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        self._dispatch("DELETE")
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -1575,6 +1607,8 @@ class _Handler(BaseHTTPRequestHandler):
             "Content-Length": str(len(body)),
             **headers,
         }
+        if status == 204:  # RFC 9110 §8.6: no content, and no Content-Length either
+            del rate["Content-Type"], rate["Content-Length"]
         for name, value in rate.items():
             self.send_header(name, value)
         self.end_headers()
@@ -1675,6 +1709,107 @@ class _Handler(BaseHTTPRequestHandler):
         if comment is None:
             raise _not_found()
         self._send_json(200, self.emulator.shapes.issue_comment(repo, comment))
+
+    def _edited_body(self, resource: str, docs: str) -> str:
+        """The ``body`` of a PATCH of a comment: a non-empty string, else GitHub's 422."""
+        payload = _parse_json(self.raw_body)
+        body = payload.get("body") if isinstance(payload, dict) else None
+        if isinstance(body, str) and body.strip() and len(body) <= MAX_COMMENT_CHARS:
+            return body
+        code = "missing_field" if body is None else "invalid"
+        raise _ApiError(
+            422,
+            {
+                "message": "Validation Failed",
+                "errors": [{"resource": resource, "code": code, "field": "body"}],
+                "documentation_url": DOCS + docs,
+                "status": "422",
+            },
+        )
+
+    def _review_comment_of(self, groups: dict[str, str | None]) -> tuple[Repository, int]:
+        repo = self._repo(groups)
+        comment_id = _path_number(groups["id"])
+        store = self.emulator.store
+        if comment_id is None or store.review_comment(repo.full_name, comment_id) is None:
+            raise _not_found()
+        return repo, comment_id
+
+    def _issue_comment_of(self, groups: dict[str, str | None]) -> tuple[Repository, int]:
+        repo = self._repo(groups)
+        comment_id = _path_number(groups["id"])
+        store = self.emulator.store
+        if comment_id is None or store.issue_comment(repo.full_name, comment_id) is None:
+            raise _not_found()
+        return repo, comment_id
+
+    def edit_review_comment(self, groups: dict[str, str | None]) -> None:
+        repo, comment_id = self._review_comment_of(groups)
+        docs = "/pulls/comments#update-a-review-comment-for-a-pull-request"
+        body = self._edited_body("PullRequestReviewComment", docs)
+        with _gone_meanwhile_is_404():
+            edited = self.emulator.store.edit_comment(comment_id, body)
+        assert isinstance(edited, ReviewComment)
+        self._send_json(200, self.emulator.shapes.review_comment(repo, edited))
+
+    def delete_review_comment(self, groups: dict[str, str | None]) -> None:
+        _, comment_id = self._review_comment_of(groups)
+        with _gone_meanwhile_is_404():
+            self.emulator.store.delete_comment(comment_id)
+        self._send(204, b"", "application/json; charset=utf-8", {})
+
+    def edit_issue_comment(self, groups: dict[str, str | None]) -> None:
+        repo, comment_id = self._issue_comment_of(groups)
+        body = self._edited_body("IssueComment", "/issues/comments#update-an-issue-comment")
+        with _gone_meanwhile_is_404():
+            edited = self.emulator.store.edit_comment(comment_id, body)
+        assert isinstance(edited, IssueComment)
+        self._send_json(200, self.emulator.shapes.issue_comment(repo, edited))
+
+    def delete_issue_comment(self, groups: dict[str, str | None]) -> None:
+        _, comment_id = self._issue_comment_of(groups)
+        with _gone_meanwhile_is_404():
+            self.emulator.store.delete_comment(comment_id)
+        self._send(204, b"", "application/json; charset=utf-8", {})
+
+    def merge_pull(self, groups: dict[str, str | None]) -> None:
+        """``PUT .../pulls/{n}/merge``: 200 ``{sha, merged, message}``; 405 when the PR
+        cannot be merged (already merged, closed, conflicts), 409 when ``sha`` is not the
+        head any more, 422 for an unknown ``merge_method``, as on GitHub."""
+        repo, pull = self._pull(groups)
+        docs = DOCS + "/pulls/pulls#merge-a-pull-request"
+        payload = _parse_json(self.raw_body) if self.raw_body.strip() else {}
+        if not isinstance(payload, dict):
+            raise _bad_request(400, "Problems parsing JSON", docs)
+        method = payload.get("merge_method", "merge")
+        if method not in ("merge", "squash", "rebase"):
+            error = {"resource": "PullRequest", "code": "invalid", "field": "merge_method"}
+            raise _ApiError(
+                422,
+                {
+                    "message": "Validation Failed",
+                    "errors": [error],
+                    "documentation_url": docs,
+                    "status": "422",
+                },
+            )
+        sha = payload.get("sha")
+        if sha is not None and sha != pull.head_sha:
+            message = "Head branch was modified. Review and try the merge again."
+            raise _ApiError(409, {"message": message, "documentation_url": docs, "status": "409"})
+        try:
+            merged = self.emulator.store.merge_pull(repo.full_name, pull.number)
+        except ValueError:
+            message = "Pull Request is not mergeable"
+            raise _ApiError(
+                405, {"message": message, "documentation_url": docs, "status": "405"}
+            ) from None
+        answer = {
+            "sha": merged.merge_commit_sha,
+            "merged": True,
+            "message": "Pull Request successfully merged",
+        }
+        self._send_json(200, answer)
 
     def create_issue_comment(self, groups: dict[str, str | None]) -> None:
         repo, pull = self._pull(groups)

@@ -277,6 +277,58 @@ class GitHubClient:
         :meth:`post_issue_comment`)."""
         return self.post_issue_comment(repo, number, body).comment
 
+    # ------------------------------------------------------------------ dangerous writes
+
+    def merge_pull(
+        self, repo: str, number: int, *, sha: str | None = None, merge_method: str = "merge"
+    ) -> dict[str, Any]:
+        """``PUT /repos/{owner}/{repo}/pulls/{number}/merge``: ``{sha, merged, message}``.
+
+        405 (not mergeable: already merged, closed, conflicts) and 409 (``sha`` is not the
+        head any more) become ``invalid_value`` on ``pr``: resending cannot help. Other
+        failures as for every write (a 5xx or a lost answer is ``outcome_unknown``).
+        """
+        payload: dict[str, Any] = {"merge_method": merge_method}
+        if sha is not None:
+            payload["sha"] = sha
+        path = f"{_repo_path(repo)}/pulls/{int(number)}/merge"
+        try:
+            return self._json("PUT", path, json=payload, write=True)
+        except ContractError as exc:
+            if exc.log.get("status") not in (405, 409):
+                raise
+            raise ContractError(
+                "invalid_value",
+                "GitHub refused the merge: the pull request is already merged, closed, not"
+                " mergeable, or its head changed",
+                log=exc.log,
+                field="pr",
+                received=int(number),
+                retry="never",
+            ) from None
+
+    def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> dict[str, Any]:
+        """``PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}``: the edited comment."""
+        path = f"{_repo_path(repo)}/issues/comments/{int(comment_id)}"
+        return self._json("PATCH", path, json={"body": body}, write=True)
+
+    def delete_issue_comment(self, repo: str, comment_id: int) -> None:
+        """``DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}`` (204)."""
+        self._send("DELETE", f"{_repo_path(repo)}/issues/comments/{int(comment_id)}", write=True)
+
+    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> dict[str, Any]:
+        """``PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}``: the edited comment."""
+        path = f"{_repo_path(repo)}/pulls/comments/{int(comment_id)}"
+        return self._json("PATCH", path, json={"body": body}, write=True)
+
+    def delete_review_comment(self, repo: str, comment_id: int) -> None:
+        """``DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}`` (204)."""
+        self._send("DELETE", f"{_repo_path(repo)}/pulls/comments/{int(comment_id)}", write=True)
+
+    def get_issue_comment(self, repo: str, comment_id: int) -> dict[str, Any]:
+        """``GET /repos/{owner}/{repo}/issues/comments/{comment_id}``."""
+        return self._json("GET", f"{_repo_path(repo)}/issues/comments/{int(comment_id)}")
+
     # ------------------------------------------------------------------ internals
 
     def _json(self, method: str, url: str, *, write: bool = False, **kwargs: Any) -> Any:
