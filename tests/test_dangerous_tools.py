@@ -370,3 +370,23 @@ def test_concurrent_deletes_of_one_comment_give_one_204_and_404s() -> None:
         with ThreadPoolExecutor(max_workers=8) as pool:
             statuses = sorted(pool.map(delete, range(8)))
     assert statuses == [204] + [404] * 7
+
+
+def test_a_merge_whose_answer_is_lost_says_the_merge_is_unknown() -> None:
+    import httpx
+
+    from tutorial_lib.core.contracts import ContractError
+    from tutorial_lib.github.client import GitHubClient
+
+    def lost(request: httpx.Request) -> httpx.Response:
+        raise httpx.ReadTimeout("no answer", request=request)
+
+    with GitHubClient("https://api.example.test", transport=httpx.MockTransport(lost)) as client:
+        with pytest.raises(ContractError) as merge:
+            client.merge_pull("example/shop", 128)
+        with pytest.raises(ContractError) as delete:
+            client.delete_issue_comment("example/shop", 1)
+    assert merge.value.code == "outcome_unknown"
+    assert "may or may not be merged" in merge.value.message
+    assert "check merged" in merge.value.fields["suggestion"]
+    assert "may or may not have been changed" in delete.value.message

@@ -115,6 +115,21 @@ class CommentsPage:
     next_url: str | None
 
 
+#: How an unanswered write is worded: (what may or may not have happened, how to check).
+_LOST_COMMENT = (
+    "the comment may or may not exist",
+    "list the PR's comments to check before posting again",
+)
+_LOST_MERGE = (
+    "the pull request may or may not be merged",
+    "get the pull request and check merged before merging again",
+)
+_LOST_CHANGE = (
+    "the comment may or may not have been changed",
+    "get the comment to check its current state before trying again",
+)
+
+
 class GitHubClient:
     """A synchronous GitHub client; use it as a context manager or call :meth:`close`.
 
@@ -293,7 +308,7 @@ class GitHubClient:
             payload["sha"] = sha
         path = f"{_repo_path(repo)}/pulls/{int(number)}/merge"
         try:
-            return self._json("PUT", path, json=payload, write=True)
+            return self._json("PUT", path, json=payload, write=True, lost=_LOST_MERGE)
         except ContractError as exc:
             if exc.log.get("status") not in (405, 409):
                 raise
@@ -310,20 +325,22 @@ class GitHubClient:
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> dict[str, Any]:
         """``PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}``: the edited comment."""
         path = f"{_repo_path(repo)}/issues/comments/{int(comment_id)}"
-        return self._json("PATCH", path, json={"body": body}, write=True)
+        return self._json("PATCH", path, json={"body": body}, write=True, lost=_LOST_CHANGE)
 
     def delete_issue_comment(self, repo: str, comment_id: int) -> None:
         """``DELETE /repos/{owner}/{repo}/issues/comments/{comment_id}`` (204)."""
-        self._send("DELETE", f"{_repo_path(repo)}/issues/comments/{int(comment_id)}", write=True)
+        path = f"{_repo_path(repo)}/issues/comments/{int(comment_id)}"
+        self._send("DELETE", path, write=True, lost=_LOST_CHANGE)
 
     def edit_review_comment(self, repo: str, comment_id: int, body: str) -> dict[str, Any]:
         """``PATCH /repos/{owner}/{repo}/pulls/comments/{comment_id}``: the edited comment."""
         path = f"{_repo_path(repo)}/pulls/comments/{int(comment_id)}"
-        return self._json("PATCH", path, json={"body": body}, write=True)
+        return self._json("PATCH", path, json={"body": body}, write=True, lost=_LOST_CHANGE)
 
     def delete_review_comment(self, repo: str, comment_id: int) -> None:
         """``DELETE /repos/{owner}/{repo}/pulls/comments/{comment_id}`` (204)."""
-        self._send("DELETE", f"{_repo_path(repo)}/pulls/comments/{int(comment_id)}", write=True)
+        path = f"{_repo_path(repo)}/pulls/comments/{int(comment_id)}"
+        self._send("DELETE", path, write=True, lost=_LOST_CHANGE)
 
     def get_issue_comment(self, repo: str, comment_id: int) -> dict[str, Any]:
         """``GET /repos/{owner}/{repo}/issues/comments/{comment_id}``."""
@@ -331,8 +348,16 @@ class GitHubClient:
 
     # ------------------------------------------------------------------ internals
 
-    def _json(self, method: str, url: str, *, write: bool = False, **kwargs: Any) -> Any:
-        response = self._send(method, url, write=write, **kwargs)
+    def _json(
+        self,
+        method: str,
+        url: str,
+        *,
+        write: bool = False,
+        lost: tuple[str, str] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        response = self._send(method, url, write=write, lost=lost, **kwargs)
         try:
             return response.json()
         except ValueError:
@@ -342,7 +367,17 @@ class GitHubClient:
                 log={"status": response.status_code, "path": response.request.url.path},
             ) from None
 
-    def _send(self, method: str, url: str, *, write: bool = False, **kwargs: Any) -> httpx.Response:
+    def _send(
+        self,
+        method: str,
+        url: str,
+        *,
+        write: bool = False,
+        lost: tuple[str, str] | None = None,
+        **kwargs: Any,
+    ) -> httpx.Response:
+        """One request; ``lost`` words an unanswered write: (what may or may not have
+        happened, how to check it). Failures become contract errors."""
         try:
             response = self._http.request(method, url, **kwargs)
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
@@ -354,11 +389,12 @@ class GitHubClient:
             ) from None
         except httpx.HTTPError as exc:  # timeouts and broken connections mid-request
             if write:
+                happened, check = lost or _LOST_COMMENT
                 raise ContractError(
                     "outcome_unknown",
-                    "the request was sent but no answer came: the comment may or may not exist",
+                    f"the request was sent but no answer came: {happened}",
                     log={"exception_class": type(exc).__name__},
-                    suggestion="list the PR's comments to check before posting again",
+                    suggestion=check,
                 ) from None
             raise ContractError(
                 "temporary_unavailable",
