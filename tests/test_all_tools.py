@@ -38,6 +38,7 @@ from tutorial_lib.examples.tasks import (
 )
 from tutorial_lib.examples.units import JOB_GET_RESULT_SPEC, JobRunner, job_get_result_spec
 from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC, composite_tool_specs
 from tutorial_lib.github.dangerous import (
     DANGEROUS_SPECS,
     DangerousContext,
@@ -76,6 +77,7 @@ ALL_SPECS: tuple[ToolSpec, ...] = (
     JOB_GET_RESULT_SPEC,
     *DANGEROUS_SPECS,
     HTTP_SEND_SPEC,
+    REVIEW_SNAPSHOT_SPEC,
 )
 
 
@@ -101,6 +103,7 @@ def registry(root: Path, client: GitHubClient) -> Registry:
                 DangerousContext(client, Settings({"review.auto_merge": False}), PendingActions())
             ),
             http_send_spec(OutboundGateway()),
+            *composite_tool_specs(GitHubToolContext(client, CursorCodec(b"k" * 32))),
         ]
     )
 
@@ -188,6 +191,7 @@ VALID_ARGUMENTS: dict[str, dict[str, Any]] = {
     "settings_update": {"key": "review.auto_merge", "value": True},
     "pending_action_approve": {"action_id": "A-1"},
     "http_send": {"method": "POST", "url": "https://example.com/hook", "body": "hi"},
+    "github_pr_get_review_snapshot": {"repository": "example/shop", "pr": 128},
 }
 #: Values that are valid JSON (or a Python caller's mistake) and must never break a tool.
 HOSTILE_VALUES: list[Any] = [

@@ -168,6 +168,7 @@ def test_search_skips_hard_links_and_counts_them(root: Path, method: Method) -> 
         "too_large": 0,
         "symlink": 0,
         "hard_link": 1,
+        "secret": 0,
         "other": 0,
     }
     assert SECRET not in json.dumps(result, ensure_ascii=False)

@@ -359,7 +359,7 @@ def test_binary_files_are_skipped_and_counted(ws: Path) -> None:
     write(ws, "b.txt", "needle\n")
     data = ok(ws, {"query": WORD})
     assert locations(data) == [("b.txt", 1)]
-    skipped = {"binary": 1, "too_large": 0, "symlink": 0, "hard_link": 0, "other": 0}
+    skipped = {"binary": 1, "too_large": 0, "symlink": 0, "hard_link": 0, "secret": 0, "other": 0}
     assert data["files_skipped"] == skipped
     error = fails(ws, {"query": WORD, "path": "a.bin"}, "binary_file", "path")
     assert error["retry"] == "never"

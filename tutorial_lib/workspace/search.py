@@ -89,6 +89,16 @@ process it may end later.
 A file is binary, and skipped, if its first chunk (1 MiB) holds a NUL byte; a NUL later
 ends the search of that file (matches before it are kept). Files larger than read_lines
 reads are skipped (``too_large``), so every candidate's ``next_call`` is a valid call.
+
+**Secret-bearing files need their own grant**, as for read_lines behind the authorization
+station: an entry whose workspace path is secret
+(:func:`tutorial_lib.core.authorization.is_secret_path`: ``.env``, ``*.key``, anything
+under ``credentials/``..., plus :attr:`SearchLimits.secret_patterns`) is judged by its name
+in the listing and never opened, so none of its bytes is read, matched or previewed; it is
+counted in ``files_skipped.secret``. A ``path`` that is itself secret is refused
+(``permission_denied``). The check is by name, as the station's: a symlink is never
+followed in the walk, but a ``path`` through an inside link (``notes.txt -> .env``) is
+judged by the name given.
 """
 
 from __future__ import annotations
@@ -114,6 +124,7 @@ from tutorial_lib.core.arguments import (
     description_with_examples,
     out_of_range_error,
 )
+from tutorial_lib.core.authorization import is_secret_path
 from tutorial_lib.core.contracts import ContractError, Envelope, Source, oserror_details
 from tutorial_lib.core.road import call_tool
 from tutorial_lib.core.tools import READ_ONLY_LOCAL, Registry, ToolSpec
@@ -160,7 +171,7 @@ PREVIEW_CHARS = 160
 CONTEXT_BEFORE = 2
 CONTEXT_COUNT = 5
 MODES = ("literal", "regex")
-SKIP_REASONS = ("binary", "too_large", "symlink", "hard_link", "other")
+SKIP_REASONS = ("binary", "too_large", "symlink", "hard_link", "secret", "other")
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
 _FILE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | os.O_NOFOLLOW
@@ -191,7 +202,17 @@ class SearchLimits:
       more than one hard link (``hard_link``; a ``path`` naming one is
       ``permission_denied``): their other names may lie outside the workspace. Set it
       together with ``ReadLimits(allow_hard_links=True)``, or candidates in such files
-      would point to reads that are refused.
+      would point to reads that are refused;
+    - ``search_secrets``: False (the default) skips secret-bearing files (``secret``):
+      every file whose workspace path has a part matching
+      :data:`tutorial_lib.core.authorization.SECRET_PATTERNS` or ``secret_patterns``
+      (:func:`~tutorial_lib.core.authorization.is_secret_path`: ``.env``, ``*.key``,
+      anything under ``credentials/``...). They are never opened, so no match, preview or
+      byte of them leaves; a ``path`` naming one (or a secret directory) is
+      ``permission_denied``. True only when the user granted secrets for the task (the
+      same grant as ``TaskScope.secrets_granted``);
+    - ``secret_patterns``: the workspace's own secret patterns (``fnmatch``, ignoring
+      case), on top of ``SECRET_PATTERNS``; pass the same as ``TaskScope.secret_patterns``.
     """
 
     max_file_bytes: int = ReadLimits().max_file_bytes
@@ -201,6 +222,8 @@ class SearchLimits:
     chunk_bytes: int = 1 << 20
     max_results_override: int | None = None
     allow_hard_links: bool = ReadLimits().allow_hard_links
+    search_secrets: bool = False
+    secret_patterns: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------- the contract
@@ -388,8 +411,9 @@ SEARCH_FILES_DESCRIPTION = description_with_examples(
             " a short preview, and next_call: the exact read_lines call that shows the lines"
             " around it. Read-only. Searches every file beneath 'path' (default: the whole"
             " workspace) in path order, then line order; binary files, files over 256 MiB,"
-            " symlinks and files with several hard links are skipped and counted in"
-            " files_skipped.",
+            " symlinks, files with several hard links and secret-bearing files (.env, keys,"
+            " credentials...) are skipped and counted in files_skipped; a 'path' naming a"
+            " secret-bearing file is refused.",
             f"Returns at most max_results lines (default {DEFAULT_MAX_RESULTS}, up to"
             f" {MAX_RESULTS}). total_matches is the exact number of matching lines; if more"
             " lines match than returned, truncated is true and total_matches_at_least replaces"
@@ -444,6 +468,11 @@ def _check(context: SearchContext, args: Mapping[str, Any]) -> _Scope:
     matcher = _compile(args["query"], args.get("mode", "literal"), args.get("case_sensitive", True))
     path = args.get("path")
     parts = _scope_parts(path) if path is not None else ()
+    # Before anything is opened, and whether it exists or not (the answer tells nothing).
+    limits = context.limits
+    secret = is_secret_path("/".join(parts), limits.secret_patterns)
+    if path is not None and secret and not limits.search_secrets:
+        raise _secret_error(path)
     root_fd = open_root(context.root)
     try:
         fd = _open_scope(root_fd, parts, path, context.method)
@@ -466,6 +495,23 @@ def _check(context: SearchContext, args: Mapping[str, Any]) -> _Scope:
             received=path,
         )
     return scope
+
+
+def _secret_error(path: str) -> ContractError:
+    """The refusal of a ``path`` that names a secret-bearing file or directory."""
+    return ContractError(
+        "permission_denied",
+        f"'{_cut(path)}' is a secret-bearing path (.env, keys, credentials...): searching it"
+        " needs the user's grant for secrets, which this task does not have",
+        field="path",
+        received=path,
+        retry="after_authorization",
+        suggestion=(
+            "ask the user to grant access to secret-bearing files for this task, or search"
+            " without this path (secret files are skipped and counted in"
+            " files_skipped.secret)"
+        ),
+    )
 
 
 def _open_scope(root_fd: int, parts: tuple[str, ...], shown: Any, method: Method | None) -> int:
@@ -891,8 +937,11 @@ class _Run:
                 log=oserror_details(exc),
             ) from None
 
-    def _walk(self, dir_fd: int, prefix: str, depth: int) -> None:
-        """Search the directory ``dir_fd`` (shown as ``prefix``), entries in name order."""
+    def _walk(self, dir_fd: int, prefix: str, depth: int, in_secret: bool = False) -> None:
+        """Search the directory ``dir_fd`` (shown as ``prefix``), entries in name order.
+
+        ``in_secret``: ``prefix`` has a secret-bearing part, so every entry beneath is one.
+        """
         try:
             with os.scandir(dir_fd) as listing:
                 entries = sorted((entry.name, _entry_kind(entry)) for entry in listing)
@@ -903,6 +952,15 @@ class _Run:
             self._check_time()
             if kind == "symlink":
                 self.skipped["symlink"] += 1
+                continue
+            # is_secret_path on the new part only: the parts of prefix were checked on the
+            # way down (in_secret), so this is is_secret_path(relative) at one part's cost.
+            limits = self.limits
+            secret = in_secret or (
+                not limits.search_secrets and is_secret_path(name, limits.secret_patterns)
+            )
+            if secret and kind != "dir":  # never opened: no byte of it is read
+                self.skipped["secret"] += 1
                 continue
             relative = prefix + name
             if kind == "other" or not _readable_path(relative):
@@ -919,7 +977,8 @@ class _Run:
                 continue
             try:
                 if kind == "dir":
-                    self._walk(fd, relative + "/", depth + 1)
+                    # A secret directory is listed (to count its files), never read from.
+                    self._walk(fd, relative + "/", depth + 1, secret)
                 else:
                     self._search_file(fd, relative)
             finally:
@@ -1533,8 +1592,9 @@ def search_files(
       the time budget (``"time_budget"``); then ``total_matches_at_least`` is the number of
       matching lines seen before stopping, a lower bound, and ``total_matches`` is absent;
     - ``files_searched``: text files searched (when truncated: until the stop);
-      ``files_skipped``: ``{"binary", "too_large", "symlink", "hard_link", "other"}``
-      counts (hard_link: regular files with more than one name, see
+      ``files_skipped``: ``{"binary", "too_large", "symlink", "hard_link", "secret",
+      "other"}`` counts (hard_link: regular files with more than one name; secret:
+      secret-bearing files, never opened, unless ``SearchLimits.search_secrets``; see
       :class:`SearchLimits`; other: FIFOs, sockets, devices, unreadable or vanished
       entries, names that are not UTF-8, paths too long for read_lines, directories
       nested too deep);

@@ -1,0 +1,283 @@
+"""A composite read-only tool: github_pr_get_review_snapshot (syllabus B10).
+
+One call runs a stable internal order that a model would otherwise run in several calls::
+
+    locate the repository -> read the PR -> read every comment page (in ascending id)
+
+and still answers like the separate read tools, so nothing the model needs to trust the
+result is hidden inside the composite:
+
+- the OBJECT: ``repository``, ``pr`` and the PR's ``title``, ``state``, ``author``,
+  ``head_sha`` (every request names the repository: never another repository's PR 128);
+- the SCOPE read: ``scope`` with the filter, how many comments and pages were read, and
+  ``coverage``: ``"complete"`` only when the last page was read, else ``"partial"`` with a
+  ``reason`` (the comment cap was reached, or the page cap) and the ``next_cursor`` of
+  github_pr_list_comments to go on from there;
+- the EVIDENCE: per comment ``comment_id``, ``file``, ``line``, ``summary``, ``resolved``,
+  ``outdated`` and ``details`` (the github_pr_get_comment call for the full body);
+- ``read_only: true``: the composite made no write. It is declared with
+  :data:`~tutorial_lib.core.tools.GITHUB_READ_ONLY` and its code sends GET requests (and the
+  GraphQL read of the thread states) only.
+
+The composite adds no paging of its own: it runs the execution steps of the declared read
+tools (:data:`~tutorial_lib.github.reads.PR_GET_SPEC` for the error wording,
+:data:`~tutorial_lib.github.reads.LIST_COMMENTS_SPEC` page after page, following its
+cursors), so its comments are exactly those of paging github_pr_list_comments to the end,
+in the same order, with the same not-found errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tutorial_lib.core.contracts import ContractError, Source
+from tutorial_lib.core.tools import GITHUB_READ_ONLY, ToolSpec
+from tutorial_lib.github.reads import (
+    LIST_COMMENTS_DATA_SCHEMA,
+    LIST_COMMENTS_SCHEMA,
+    LIST_COMMENTS_SPEC,
+    MAX_PAGE_SIZE,
+    PR_GET_SPEC,
+    PR_PROPERTY,
+    REPOSITORY_PROPERTY,
+    GitHubToolContext,
+    pr_argument_error,
+)
+
+__all__ = [
+    "DEFAULT_MAX_COMMENTS",
+    "DEFAULT_MAX_PAGES",
+    "REVIEW_SNAPSHOT",
+    "REVIEW_SNAPSHOT_DATA_SCHEMA",
+    "REVIEW_SNAPSHOT_SCHEMA",
+    "REVIEW_SNAPSHOT_SPEC",
+    "CompositeContext",
+    "composite_tool_specs",
+    "review_snapshot",
+]
+
+REVIEW_SNAPSHOT = "github_pr_get_review_snapshot"
+#: At most this many comments in one answer: beyond it, coverage is "partial".
+DEFAULT_MAX_COMMENTS = 500
+#: At most this many github_pr_list_comments pages per call (a page may be empty before
+#: the end with the unresolved filter): beyond it, coverage is "partial".
+DEFAULT_MAX_PAGES = 100
+
+
+@dataclass(frozen=True)
+class CompositeContext:
+    """What the composite needs: the read tools' context and its two caps."""
+
+    reads: GitHubToolContext
+    max_comments: int = DEFAULT_MAX_COMMENTS
+    max_pages: int = DEFAULT_MAX_PAGES
+
+    def __post_init__(self) -> None:
+        if self.max_comments < 1 or self.max_pages < 1:
+            raise ValueError("max_comments and max_pages must be at least 1")
+
+
+REVIEW_SNAPSHOT_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "repository": REPOSITORY_PROPERTY,
+        "pr": PR_PROPERTY,
+        # The same values and wording as github_pr_list_comments' filter.
+        "filter": LIST_COMMENTS_SCHEMA["properties"]["filter"],
+    },
+    "required": ["repository", "pr"],
+    "additionalProperties": False,
+}
+
+
+def _pull_object(context: GitHubToolContext, repository: str, pr: int) -> dict[str, Any]:
+    """Read the PR once (head sha included); a failure is worded as github_pr_get words it."""
+    try:
+        pull = context.client.get_pull(repository, pr)
+    except ContractError as exc:
+        if exc.code != "not_found":
+            raise
+        # github_pr_get's own execution restates the not_found (which repository, which
+        # PR, what to check): the composite does not keep a second copy of that wording.
+        _PR_GET_EXECUTE(context, {"repository": repository, "pr": pr}, None)
+        raise  # pragma: no cover - the PR appeared between two reads: the first answer
+    user = pull.get("user")
+    return {
+        "title": str(pull.get("title") or ""),
+        "state": str(pull.get("state") or ""),
+        "author": str(user.get("login") or "") if isinstance(user, dict) else "",
+        "head_sha": str((pull.get("head") or {}).get("sha") or ""),
+    }
+
+
+def _execute_of(spec: ToolSpec) -> Any:
+    if spec.execute is None:  # pragma: no cover - the read specs declare their execution
+        raise AssertionError(f"{spec.name} has no execute step")
+    return spec.execute
+
+
+_PR_GET_EXECUTE = _execute_of(PR_GET_SPEC)
+_LIST_EXECUTE = _execute_of(LIST_COMMENTS_SPEC)
+
+
+def review_snapshot(
+    context: CompositeContext, args: Mapping[str, Any], checked: None = None
+) -> dict[str, Any]:
+    """Execution of github_pr_get_review_snapshot: the PR, then every comment page, in order.
+
+    Pages are github_pr_list_comments pages of :data:`MAX_PAGE_SIZE` (or of the cap, if
+    smaller), each continuing the previous one's cursor; reading stops at the end
+    (coverage "complete"), or at a cap (coverage "partial", with the reason and the cursor).
+    """
+    repository, pr = args["repository"], args["pr"]
+    query_filter = args.get("filter", "all")
+    pull = _pull_object(context.reads, repository, pr)
+    page_size = min(MAX_PAGE_SIZE, context.max_comments)
+    list_args: dict[str, Any] = {
+        "repository": repository,
+        "pr": pr,
+        "filter": query_filter,
+        "page_size": page_size,
+    }
+    comments: list[dict[str, Any]] = []
+    pages = 0
+    cursor: str | None = None
+    reason: str | None = None
+    while True:
+        if cursor is not None:
+            list_args["cursor"] = cursor
+        # The list tool's own business check (the cursor continues this query), then its
+        # execution: the keyset paging and the thread states are the read tool's, not ours.
+        position = LIST_COMMENTS_SPEC.check(context.reads, list_args)
+        page = _LIST_EXECUTE(context.reads, list_args, position)
+        pages += 1
+        room = context.max_comments - len(comments)
+        comments.extend(page["comments"][:room])
+        cursor = page["next_cursor"]
+        if len(page["comments"]) > room:
+            # Comments were read but not returned: say so, the cursor cannot resume mid-page.
+            reason = f"comment cap of {context.max_comments} reached; more comments exist"
+            cursor = None
+            break
+        if cursor is None:
+            break
+        if len(comments) >= context.max_comments:
+            reason = f"comment cap of {context.max_comments} reached before the last page"
+            break
+        if pages >= context.max_pages:
+            reason = f"page cap of {context.max_pages} pages reached before the last page"
+            break
+    scope: dict[str, Any] = {
+        "repository": repository,
+        "pr": pr,
+        "filter": query_filter,
+        "comments_read": len(comments),
+        "pages_read": pages,
+        "coverage": "partial" if reason else "complete",
+    }
+    if reason is not None:
+        scope["reason"] = reason
+        scope["next_cursor"] = cursor
+        scope["next_tool"] = LIST_COMMENTS_SPEC.name if cursor else None
+    return {
+        "repository": repository,
+        "pr": pr,
+        **pull,
+        "scope": scope,
+        "comments": comments,
+        "read_only": True,
+    }
+
+
+_SCOPE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["repository", "pr", "filter", "comments_read", "pages_read", "coverage"],
+    "additionalProperties": False,
+    "properties": {
+        "repository": {"type": "string"},
+        "pr": {"type": "integer"},
+        "filter": LIST_COMMENTS_DATA_SCHEMA["properties"]["filter"],
+        "comments_read": {"type": "integer", "minimum": 0},
+        "pages_read": {"type": "integer", "minimum": 1},
+        "coverage": {"enum": ["partial", "complete"]},
+        "reason": {"type": "string"},
+        "next_cursor": {"type": ["string", "null"]},
+        "next_tool": {"type": ["string", "null"]},
+    },
+    "oneOf": [
+        {
+            "properties": {"coverage": {"const": "complete"}},
+            "not": {"anyOf": [{"required": ["reason"]}, {"required": ["next_cursor"]}]},
+        },
+        {
+            "properties": {"coverage": {"const": "partial"}},
+            "required": ["reason", "next_cursor", "next_tool"],
+        },
+    ],
+}
+
+#: ``data`` of a github_pr_get_review_snapshot success.
+REVIEW_SNAPSHOT_DATA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "repository",
+        "pr",
+        "title",
+        "state",
+        "author",
+        "head_sha",
+        "scope",
+        "comments",
+        "read_only",
+    ],
+    "additionalProperties": False,
+    "properties": {
+        "repository": {"type": "string"},
+        "pr": {"type": "integer"},
+        "title": {"type": "string"},
+        "state": {"type": "string"},
+        "author": {"type": "string"},
+        "head_sha": {"type": "string"},
+        "scope": _SCOPE_SCHEMA,
+        "comments": LIST_COMMENTS_DATA_SCHEMA["properties"]["comments"],
+        "read_only": {"const": True},
+    },
+}
+
+
+def _snapshot_source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
+    return {"system": "github", "resource": f"repos/{args['repository']}/pulls/{args['pr']}"}
+
+
+#: github_pr_get_review_snapshot, declared once (bind with :func:`composite_tool_specs`).
+REVIEW_SNAPSHOT_SPEC = ToolSpec(
+    name=REVIEW_SNAPSHOT,
+    title="Read a pull request and all its review comments (read-only snapshot)",
+    description="Read one pull request of one repository and ALL its review comments in"
+    " one call, in ascending comment id. Read-only: it never writes, comments, approves"
+    " or merges. Returns the PR (title, state, author, head_sha), scope (filter,"
+    " comments_read, pages_read, coverage) and per comment comment_id, file, line,"
+    " summary, resolved, outdated and details (the github_pr_get_comment call for the"
+    f" full body). coverage is 'complete' only when every page was read; at a cap of"
+    f" {DEFAULT_MAX_COMMENTS} comments it is 'partial' with a reason.\n"
+    'Example: {"repository": "example/shop", "pr": 128, "filter": "unresolved"}',
+    input_schema=REVIEW_SNAPSHOT_SCHEMA,
+    annotations=GITHUB_READ_ONLY,
+    output_schema=REVIEW_SNAPSHOT_DATA_SCHEMA,
+    execute=review_snapshot,
+    source=_snapshot_source,
+    value_error=pr_argument_error,
+)
+
+
+def composite_tool_specs(
+    context: GitHubToolContext,
+    *,
+    max_comments: int = DEFAULT_MAX_COMMENTS,
+    max_pages: int = DEFAULT_MAX_PAGES,
+) -> list[ToolSpec]:
+    """The composite read tool bound to ``context`` (the read tools' own context)."""
+    return [REVIEW_SNAPSHOT_SPEC.bind(CompositeContext(context, max_comments, max_pages))]
