@@ -37,6 +37,7 @@ __all__ = [
     "out_of_range_error",
     "shown",
     "strict_validator_class",
+    "unicode_text_error",
     "unknown_field_error",
     "wrong_type_error",
 ]
@@ -265,6 +266,25 @@ def malformed_json_error(args: dict[Any, Any]) -> ContractError | None:
                 if _has_lone_surrogate(key):
                     return _malformed(here, "a name holds a lone surrogate: not valid Unicode text")
                 stack.append((item, depth + 1, here))
+    return None
+
+
+def unicode_text_error(name: str, value: str) -> ContractError | None:
+    """``invalid_value`` if the string argument ``name`` cannot be written as UTF-8, else None.
+
+    JSON can carry a lone surrogate (``"\\ud800"``), which no UTF-8 request body can: a
+    tool that sends a value on refuses it before any request, not half-way through a write.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return ContractError(
+            "invalid_value",
+            f"'{name}' holds a lone surrogate at position {exc.start}: not valid Unicode text",
+            field=name,
+            received=value,
+            expected="text that can be written as UTF-8",
+        )
     return None
 
 

@@ -37,6 +37,7 @@ from tutorial_lib.github.reads import (
     pr_argument_error,
     summarize_comment,
 )
+from tutorial_lib.github.writes import MAX_BODY_CHARS, check_body_text
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -60,7 +61,6 @@ PENDING_APPROVE = "pending_action_approve"
 
 #: At most this many conversation comments per answer; more are cut, and said so.
 MAX_CONVERSATION_COMMENTS = 50
-MAX_BODY_CHARS = 60_000
 KINDS = ("review", "conversation")
 MERGE_METHODS = ("merge", "squash", "rebase")
 
@@ -345,20 +345,6 @@ def _delete(context: DangerousContext, args: Mapping[str, Any], checked: None) -
     }
 
 
-def _check_text(context: DangerousContext, args: Mapping[str, Any]) -> None:
-    """Business check of github_pr_edit_comment: the body must be writable as UTF-8."""
-    try:
-        args["body"].encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ContractError(
-            "invalid_value",
-            f"'body' holds a lone surrogate at position {exc.start}: not valid Unicode text",
-            field="body",
-            received=args["body"],
-            expected="text that can be written as UTF-8",
-        ) from None
-
-
 def _edit(context: DangerousContext, args: Mapping[str, Any], checked: None) -> dict[str, Any]:
     """Execution of github_pr_edit_comment: check the comment is this PR's, replace its body."""
     repository, comment_id, body = args["repository"], args["comment_id"], args["body"]
@@ -545,7 +531,7 @@ EDIT_COMMENT_SPEC = ToolSpec(
     ' "comment_id": 1700000042, "kind": "review", "body": "Fixed in 3f2a."}',
     input_schema=EDIT_COMMENT_SCHEMA,
     annotations=REMOTE_DESTRUCTIVE,
-    check=_check_text,
+    check=check_body_text,
     execute=_edit,
     source=_comment_source,
     value_error=_value_error,

@@ -100,6 +100,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
+from tutorial_lib.core.arguments import unicode_text_error
 from tutorial_lib.core.contracts import ContractError, OperationState, Source
 from tutorial_lib.core.retry import (
     Decision,
@@ -132,6 +133,7 @@ __all__ = [
     "WriteEvent",
     "WriteLedger",
     "WriteStatus",
+    "check_body_text",
     "find_marked",
     "marker",
     "reconcile",
@@ -432,22 +434,12 @@ def _value_error(name: str, value: Any, error: ValidationError) -> ContractError
     return pr_argument_error(name, value, error)
 
 
-def _check_body(context: WriteContext, args: Mapping[str, Any]) -> None:
-    """The business check of github_pr_create_comment: the body must be Unicode text.
-
-    JSON can carry a lone surrogate (``"\\ud800"``), which no UTF-8 request body can:
-    refused here, before any request, rather than failing half-way through a write.
-    """
-    try:
-        args["body"].encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise ContractError(
-            "invalid_value",
-            f"'body' holds a lone surrogate at position {exc.start}: not valid Unicode text",
-            field="body",
-            received=args["body"],
-            expected="text that can be written as UTF-8",
-        ) from None
+def check_body_text(context: Any, args: Mapping[str, Any]) -> None:
+    """The business check of a tool that writes ``args["body"]`` to GitHub (creating or
+    editing a comment): the body must be Unicode text, refused before any request."""
+    error = unicode_text_error("body", args["body"])
+    if error is not None:
+        raise error
 
 
 # --------------------------------------------------------------------------- one write
@@ -905,7 +897,7 @@ CREATE_COMMENT_SPEC = ToolSpec(
     description=CREATE_COMMENT_DESCRIPTION,
     input_schema=CREATE_COMMENT_SCHEMA,
     annotations=GITHUB_WRITE,
-    check=_check_body,
+    check=check_body_text,
     execute=_create,
     source=_source,
     value_error=_value_error,
