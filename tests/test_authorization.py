@@ -9,6 +9,7 @@ class is granted and the resource is in scope.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -384,3 +385,42 @@ def test_allowed_exactly_when_granted_and_in_scope(
         assert error.to_dict()["retry"] == "after_authorization"
         allowed = False
     assert allowed == expected
+
+
+# --------------------------------------------------------------------------- names after symlinks
+
+
+def test_a_link_to_a_secret_file_is_refused_by_the_name_it_leads_to(tmp_path: Path) -> None:
+    """The business check opened the file; the station checks the name it really has."""
+    from tutorial_lib.workspace.read import read_lines_tool
+
+    (tmp_path / ".env").write_text("API_KEY=sk-test-123\n", encoding="utf-8")
+    (tmp_path / "notes.txt").symlink_to(".env")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.md").write_text("hello\n", encoding="utf-8")
+    (tmp_path / "docs" / "outside_link.md").symlink_to("../notes.txt")
+    registry = Registry([read_lines_tool(tmp_path)])
+    access = {"read_lines": workspace_access("read")}
+    whole = authorization_station(
+        TaskScope(workspace_paths=(".",), grants=frozenset({"read"})), access
+    )
+    docs = authorization_station(
+        TaskScope(workspace_paths=("docs",), grants=frozenset({"read"})), access
+    )
+    args = {"path": "notes.txt", "start": 1, "count": 5}
+    refused = dict(call_tool(registry, "read_lines", args, stations=[whole]))
+    assert refused["ok"] is False and refused["error"]["code"] == "permission_denied"
+    assert refused["error"]["message"] == (
+        "'notes.txt' leads to '.env', which is a secret-bearing file: it needs its own grant"
+    )
+    assert "sk-test-123" not in json.dumps(refused)
+    moved = dict(
+        call_tool(registry, "read_lines", {**args, "path": "docs/outside_link.md"}, stations=[docs])
+    )
+    assert moved["error"]["message"] == (
+        "'docs/outside_link.md' leads to '.env', which is outside this task's scope"
+    )
+    fine = dict(
+        call_tool(registry, "read_lines", {**args, "path": "docs/guide.md"}, stations=[docs])
+    )
+    assert fine["ok"] is True and fine["data"]["lines"][0]["text"] == "hello"

@@ -29,10 +29,10 @@ A refusal is ``permission_denied`` (``retry: after_authorization``; the road add
 ``operation_state: not_applied``): its message says what was refused and why, and its
 suggestion says to ask the user, never to try other arguments.
 
-Limit: a workspace path is checked by its name, lexically (normalized, no ``..`` out of
-the root). The workspace's resolver follows symlinks that stay inside the root, so a link
-``notes.txt -> .env`` is checked as ``notes.txt``; keep secret-bearing files out of a
-workspace the model can link in, or check the resolved name too.
+A workspace path is checked by its name, lexically (normalized, no ``..`` out of the
+root), and, when the business check opened the file and the OS can name it (Linux), by
+the name it really has after symlinks: a link ``notes.txt -> .env`` is refused as
+``.env``. Elsewhere only the requested name is checked.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from tutorial_lib.core.road import PendingCall, Station
 
 __all__ = [
     "ACTION_CLASSES",
+    "REFUSAL_RULES",
     "SECRET_PATTERNS",
     "AccessMap",
     "ActionClass",
@@ -83,6 +84,15 @@ SECRET_PATTERNS: tuple[str, ...] = (
     "credentials*",
     "*.p12",
     "secrets.*",
+)
+
+#: The rule a refusal broke, in the order :func:`authorize` checks them; a refusal's
+#: ``error.log["rule"]`` (the operator's log, never the model's envelope) names one.
+REFUSAL_RULES: tuple[str, ...] = (
+    "undeclared_tool",
+    "class_not_granted",
+    "outside_scope",
+    "secret_needs_grant",
 )
 
 #: The suggestion of every refusal: the boundary is the user's to move, not the model's.
@@ -239,6 +249,7 @@ def authorize(scope: TaskScope, access: AccessMap, call: PendingCall) -> None:
             "permission_denied",
             f"'{name}' has no declared access for this task, so it is refused",
             suggestion=ASK_THE_USER,
+            log={"rule": "undeclared_tool"},
         )
     if declared.action not in scope.grants:
         raise ContractError(
@@ -246,35 +257,49 @@ def authorize(scope: TaskScope, access: AccessMap, call: PendingCall) -> None:
             f"{declared.action} is not granted for this task"
             f" ('{name}' is declared as {declared.action})",
             suggestion=ASK_THE_USER,
+            log={"rule": "class_not_granted"},
         )
     resource = declared.locate(call.arguments)
     if resource.system == "github":
         _check_repository(scope, resource)
-    else:
-        _check_path(scope, resource)
+        return
+    _check_path(scope, resource)
+    # The business check may have opened the file: check the name it really has (a link
+    # ``notes.txt -> .env`` is the secret file under another name).
+    resolved = getattr(call.checked, "resolved_name", None)
+    if isinstance(resolved, str) and resolved != normalize_workspace_path(resource.name):
+        _check_path(scope, Resource("workspace", resolved, resource.field), via=resource.name)
 
 
-def _refusal(message: str, resource: Resource) -> ContractError:
+def _refusal(message: str, resource: Resource, rule: str) -> ContractError:
     return ContractError(
         "permission_denied",
         message,
         field=resource.field,
         received=resource.name,
         suggestion=ASK_THE_USER,
+        log={"rule": rule},
     )
 
 
 def _check_repository(scope: TaskScope, resource: Resource) -> None:
     if not scope.holds_repository(resource.name):
-        raise _refusal(f"repository {resource.name} is outside this task's scope", resource)
+        raise _refusal(
+            f"repository {resource.name} is outside this task's scope", resource, "outside_scope"
+        )
 
 
-def _check_path(scope: TaskScope, resource: Resource) -> None:
+def _check_path(scope: TaskScope, resource: Resource, *, via: str | None = None) -> None:
+    """``via``: the requested name, when ``resource`` is the name a symlink led to."""
+    name = f"'{resource.name}'" if via is None else f"'{via}' leads to '{resource.name}', which"
     if not scope.holds_path(resource.name):
-        raise _refusal(f"path '{resource.name}' is outside this task's scope", resource)
+        where = f"path {name}" if via is None else name
+        raise _refusal(f"{where} is outside this task's scope", resource, "outside_scope")
     if not scope.secrets_granted and is_secret_path(resource.name, scope.secret_patterns):
         raise _refusal(
-            f"'{resource.name}' is a secret-bearing file: it needs its own grant", resource
+            f"{name} is a secret-bearing file: it needs its own grant",
+            resource,
+            "secret_needs_grant",
         )
 
 

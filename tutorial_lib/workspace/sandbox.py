@@ -86,6 +86,10 @@ class OpenedFile:
     fd: int
     size_bytes: int
     method: Method
+    #: The file's name relative to the root after every symlink was followed (``notes.txt``
+    #: opened through a link ``alias -> notes.txt`` says ``notes.txt``); None where the OS
+    #: cannot name an open descriptor (Linux can, through ``/proc/self/fd``).
+    resolved_name: str | None = None
     closed: bool = field(default=False, compare=False)
 
     def close(self) -> None:
@@ -173,6 +177,7 @@ def open_beneath(
     root_fd = open_root(root)
     try:
         fd = open_relative(root_fd, relative.parts, path, method=chosen)
+        resolved_name = _name_beneath(root_fd, fd)
     finally:
         os.close(root_fd)
     try:
@@ -192,7 +197,17 @@ def open_beneath(
     if not allow_hard_links and is_hard_linked(info):
         os.close(fd)
         raise hard_link_error(path, info)
-    return OpenedFile(fd=fd, size_bytes=info.st_size, method=chosen)
+    return OpenedFile(fd=fd, size_bytes=info.st_size, method=chosen, resolved_name=resolved_name)
+
+
+def _name_beneath(root_fd: int, fd: int) -> str | None:
+    """The path of open ``fd`` relative to open directory ``root_fd`` (POSIX form), or None."""
+    root_path, file_path = _descriptor_path(root_fd), _descriptor_path(fd)
+    if root_path is None or file_path is None:
+        return None
+    if not file_path.startswith(root_path.rstrip("/") + "/"):
+        return None  # pragma: no cover - open_relative never leaves the root
+    return os.path.relpath(file_path, root_path).replace(os.sep, "/")
 
 
 def is_hard_linked(info: os.stat_result) -> bool:
