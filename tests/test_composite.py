@@ -96,6 +96,7 @@ def test_complete_snapshot_matches_paging_to_the_end(
     pull = handle.store.pull_request(REPO, PR)
     assert pull is not None
     assert data["title"] == pull.title and data["head_sha"] == pull.head_sha
+    assert data["description"] == pull.body
     assert data["author"] == pull.user.login and data["state"] == "open"
     scope = data["scope"]
     assert scope["coverage"] == "complete" and "reason" not in scope

@@ -7,7 +7,8 @@ One call runs a stable internal order that a model would otherwise run in severa
 and still answers like the separate read tools, so nothing the model needs to trust the
 result is hidden inside the composite:
 
-- the OBJECT: ``repository``, ``pr`` and the PR's ``title``, ``state``, ``author``,
+- the OBJECT: ``repository``, ``pr`` and the PR's ``title``, ``description`` (its body, at
+  most :data:`DESCRIPTION_CHARS` characters: text its author wrote), ``state``, ``author``,
   ``head_sha`` (every request names the repository: never another repository's PR 128);
 - the SCOPE read: ``scope`` with the filter, how many comments and pages were read, and
   ``coverage``: ``"complete"`` only when the last page was read, else ``"partial"`` with a
@@ -32,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tutorial_lib.core.contracts import ContractError, Source
+from tutorial_lib.core.contracts import ContractError, Source, safe_text
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, ToolSpec
 from tutorial_lib.github.reads import (
     LIST_COMMENTS_DATA_SCHEMA,
@@ -48,6 +49,7 @@ from tutorial_lib.github.reads import (
 
 __all__ = [
     "DEFAULT_MAX_COMMENTS",
+    "DESCRIPTION_CHARS",
     "DEFAULT_MAX_PAGES",
     "REVIEW_SNAPSHOT",
     "REVIEW_SNAPSHOT_DATA_SCHEMA",
@@ -59,6 +61,8 @@ __all__ = [
 ]
 
 REVIEW_SNAPSHOT = "github_pr_get_review_snapshot"
+#: The PR description is cut to this many characters (``…`` marks a cut).
+DESCRIPTION_CHARS = 1000
 #: At most this many comments in one answer: beyond it, coverage is "partial".
 DEFAULT_MAX_COMMENTS = 500
 #: At most this many github_pr_list_comments pages per call (a page may be empty before
@@ -107,6 +111,7 @@ def _pull_object(context: GitHubToolContext, repository: str, pr: int) -> dict[s
     user = pull.get("user")
     return {
         "title": str(pull.get("title") or ""),
+        "description": safe_text(str(pull.get("body") or ""), DESCRIPTION_CHARS),
         "state": str(pull.get("state") or ""),
         "author": str(user.get("login") or "") if isinstance(user, dict) else "",
         "head_sha": str((pull.get("head") or {}).get("sha") or ""),
@@ -226,6 +231,7 @@ REVIEW_SNAPSHOT_DATA_SCHEMA: dict[str, Any] = {
         "repository",
         "pr",
         "title",
+        "description",
         "state",
         "author",
         "head_sha",
@@ -238,6 +244,7 @@ REVIEW_SNAPSHOT_DATA_SCHEMA: dict[str, Any] = {
         "repository": {"type": "string"},
         "pr": {"type": "integer"},
         "title": {"type": "string"},
+        "description": {"type": "string", "maxLength": DESCRIPTION_CHARS},
         "state": {"type": "string"},
         "author": {"type": "string"},
         "head_sha": {"type": "string"},
