@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -62,6 +63,7 @@ __all__ = [
     "github_access",
     "is_secret_path",
     "normalize_workspace_path",
+    "outbound_access",
     "workspace_access",
 ]
 
@@ -69,8 +71,9 @@ __all__ = [
 ActionClass = Literal["read", "write", "delete", "send"]
 ACTION_CLASSES: tuple[ActionClass, ...] = get_args(ActionClass)
 
-#: Where a resource lives: a GitHub repository, or a path of the local workspace.
-ResourceSystem = Literal["github", "workspace"]
+#: Where a resource lives: a GitHub repository, a path of the local workspace, or the
+#: host an outbound request goes to.
+ResourceSystem = Literal["github", "workspace", "outbound"]
 
 #: File names that bear secrets, matched case-insensitively against every component of a
 #: workspace path (a file ``.env``, or anything under a directory ``credentials``):
@@ -163,6 +166,17 @@ def workspace_access(
     return ToolAccess(action, locate)
 
 
+def outbound_access(action: ActionClass = "send", argument: str = "url") -> ToolAccess:
+    """A tool of class ``action`` that sends to the host of the URL ``arguments[argument]``
+    (its resource is the host, lower-case, without port or user info)."""
+
+    def locate(arguments: Mapping[str, Any]) -> Resource:
+        host = urllib.parse.urlsplit(str(arguments[argument])).hostname or ""
+        return Resource("outbound", host.rstrip(".").lower(), argument)
+
+    return ToolAccess(action, locate)
+
+
 def normalize_workspace_path(path: str) -> str | None:
     """``path`` relative to the workspace root, normalized (``"."`` for the root), or None
     when it is absolute (or starts with a drive) or climbs out with ``..``: no scope
@@ -193,6 +207,8 @@ class TaskScope:
     - ``workspace_paths``: path prefixes of the workspace (``"docs"`` holds ``docs`` and
       ``docs/a.md``, not ``docs2``; ``"."`` holds the whole workspace);
     - ``grants``: the action classes granted, each on its own;
+    - ``hosts``: the hosts an outbound request may go to (``"*"``: any host; only give it
+      to a task with nothing private to lose);
     - ``secrets_granted``: whether secret-bearing files may be touched (their own grant);
     - ``secret_patterns``: the workspace's own secret file patterns, on top of
       :data:`SECRET_PATTERNS`.
@@ -201,6 +217,7 @@ class TaskScope:
     repositories: frozenset[str] = frozenset()
     workspace_paths: tuple[str, ...] = ()
     grants: frozenset[ActionClass] = frozenset()
+    hosts: frozenset[str] = frozenset()
     secrets_granted: bool = False
     secret_patterns: tuple[str, ...] = ()
 
@@ -218,12 +235,17 @@ class TaskScope:
         object.__setattr__(self, "repositories", frozenset(self.repositories))
         object.__setattr__(self, "workspace_paths", tuple(prefixes))
         object.__setattr__(self, "grants", frozenset(self.grants))
+        object.__setattr__(self, "hosts", frozenset(h.rstrip(".").lower() for h in self.hosts))
         object.__setattr__(self, "secret_patterns", tuple(self.secret_patterns))
 
     def holds_repository(self, repository: str) -> bool:
         """Whether ``repository`` is one of the task's (ignoring case, as GitHub does)."""
         wanted = repository.casefold()
         return any(wanted == r.casefold() for r in self.repositories)
+
+    def holds_host(self, host: str) -> bool:
+        """Whether an outbound request may go to ``host`` (exact name, or ``"*"``)."""
+        return "*" in self.hosts or (bool(host) and host.lower() in self.hosts)
 
     def holds_path(self, path: str) -> bool:
         """Whether workspace ``path`` lies under one of the task's path prefixes."""
@@ -262,6 +284,14 @@ def authorize(scope: TaskScope, access: AccessMap, call: PendingCall) -> None:
     resource = declared.locate(call.arguments)
     if resource.system == "github":
         _check_repository(scope, resource)
+        return
+    if resource.system == "outbound":
+        if not scope.holds_host(resource.name):
+            raise _refusal(
+                f"host '{resource.name}' is not one this task may send to",
+                resource,
+                "outside_scope",
+            )
         return
     _check_path(scope, resource)
     # The business check may have opened the file: check the name it really has (a link

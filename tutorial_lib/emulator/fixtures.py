@@ -405,6 +405,22 @@ class GitHubStore:
                 self._issue_comments[(old.repository, old.number)].remove(old)
         return old
 
+    def edit_pull(
+        self, repository: str, number: int, *, title: str | None = None, body: str | None = None
+    ) -> PullRequest:
+        """Change a pull request's title and/or body, as its author can (KeyError if unknown)."""
+        key = self._pull_key(repository, number)
+        with self._lock:
+            pull = self._pulls[key]
+            edited = replace(
+                pull,
+                title=pull.title if title is None else title,
+                body=pull.body if body is None else body,
+                updated_at=self.now(),
+            )
+            self._pulls[key] = edited
+        return edited
+
     def merge_pull(self, repository: str, number: int) -> PullRequest:
         """Merge an open, mergeable PR: it becomes ``closed`` with ``merged_at`` and a
         merge commit sha (deterministic). A PR that cannot be merged (already merged,
