@@ -124,6 +124,10 @@ class ToolAccess:
 
     action: ActionClass
     locate: Callable[[Mapping[str, Any]], Resource] = field(compare=False)
+    #: For people reading the declaration: where the resource is (``"github"``...) and
+    #: which argument names it. ``locate`` is what the station uses.
+    system: ResourceSystem | None = None
+    argument: str | None = None
 
     def __post_init__(self) -> None:
         if self.action not in ACTION_CLASSES:
@@ -140,7 +144,7 @@ def github_access(action: ActionClass, argument: str = "repository") -> ToolAcce
     def locate(arguments: Mapping[str, Any]) -> Resource:
         return Resource("github", str(arguments[argument]), argument)
 
-    return ToolAccess(action, locate)
+    return ToolAccess(action, locate, "github", argument)
 
 
 def workspace_access(
@@ -163,7 +167,7 @@ def workspace_access(
             )
         return Resource("workspace", str(value), argument)
 
-    return ToolAccess(action, locate)
+    return ToolAccess(action, locate, "workspace", argument)
 
 
 def outbound_access(action: ActionClass = "send", argument: str = "url") -> ToolAccess:
@@ -174,7 +178,7 @@ def outbound_access(action: ActionClass = "send", argument: str = "url") -> Tool
         host = urllib.parse.urlsplit(str(arguments[argument])).hostname or ""
         return Resource("outbound", host.rstrip(".").lower(), argument)
 
-    return ToolAccess(action, locate)
+    return ToolAccess(action, locate, "outbound", argument)
 
 
 def normalize_workspace_path(path: str) -> str | None:
