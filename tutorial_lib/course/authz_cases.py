@@ -1,0 +1,985 @@
+"""Chapter 06's exercise tables: the executor's authorization check, and untrusted fields.
+
+**Exercise 1: ``may_run(scope, call) -> dict``**, the authorization check on plain data.
+
+- ``scope = {"repositories": [...], "paths": [...], "hosts": [...], "grants": [...],
+  "secrets": bool}``: the repositories (``owner/name``) and workspace path prefixes the
+  task may touch, the hosts it may send to (``"*"``: any host), the action classes
+  granted (``"read"``, ``"write"``, ``"delete"``, ``"send"``, each on its own) and
+  whether secret-bearing files may be touched;
+- ``call = {"tool": str, "arguments": dict}``: a call with *validated* arguments (an
+  argument its schema requires is there);
+- :data:`EXERCISE_ACCESS`: the operator's declarations, tool name -> ``{"action",
+  "system", "argument", "default"}``;
+- the answer: ``{"allowed": True}`` or ``{"allowed": False, "rule": rule}``, ``rule`` one
+  of :data:`~tutorial_lib.core.authorization.REFUSAL_RULES`, checked in that order:
+  ``undeclared_tool``, ``class_not_granted``, ``outside_scope``, ``secret_needs_grant``.
+
+A learner may use the library's :func:`~tutorial_lib.core.authorization.normalize_workspace_path`
+and :func:`~tutorial_lib.core.authorization.is_secret_path`: the exercise is the order of
+the rules and the comparisons (case of repository names, path prefixes by component), not
+glob matching.
+
+``http_send``'s resource is the *host* of its ``url`` (``"system": "outbound"``): a task
+may send only to the hosts its scope lists, compared without case; ``"*"`` lets it send
+anywhere, which is exactly the third leg of the lethal trifecta: give it only to a task
+with nothing private to lose. Reading private data and sending are separate grants.
+(What leaves through an answer, e.g. a Markdown image to an outside host, is the output
+check's job, not this one's.)
+
+The expected answers are the library's own: :func:`library_may_run` builds a
+:class:`~tutorial_lib.core.authorization.TaskScope` and an
+:data:`~tutorial_lib.core.authorization.AccessMap` from :data:`EXERCISE_ACCESS` and asks
+:func:`~tutorial_lib.core.authorization.authorize`, reading the rule from the refusal's
+``error.log["rule"]``. :data:`MAY_RUN_CASES` has a case for every rule and for every
+priority between two rules; :func:`may_run_hidden_cases` generates seeded cases.
+
+**Exercise 2: ``is_untrusted(tool, field) -> bool``**: which fields of a tool result carry
+text that someone else wrote (an injected instruction travels in exactly those). A field
+path names a leaf of the result's ``data``: ``"title"``, ``"comments[].summary"`` (every
+item of a list), ``"scope.coverage"``. The reference is :data:`UNTRUSTED_FIELDS`; the
+fields a result can have are :data:`RESULT_FIELDS` (the tools' output schemas, or their
+real results where a tool declares none). The reasoning:
+
+- *untrusted*: free text chosen by someone other than the user and our program, even
+  when our tool reshaped it. A file's lines and a search match's preview; a PR's title,
+  body (the snapshot's ``description``) and branch names; a comment's body, summary (our
+  tool writes ``Reviewer reports: "..."`` but the quoted words are the commenter's) and
+  diff hunk; a file name in a PR comment (the PR's author named the file); an account
+  login (its owner picked it: ``merge-it-now`` is a valid login). File names that
+  search_files *found on disk* (``candidates[].path``) are untrusted too, and so is the
+  same name inside the ``next_call`` our tool built from it: who built the structure does
+  not matter, whose words fill it does.
+- *trusted*: what our tools produce (ids, counts, ``coverage``, ``next_cursor``,
+  ``has_more``, ``total_lines``, ``read_only``, ``suggestion``, the ``details`` and
+  ``next_call`` structure), what GitHub computes rather than a person types (``state``,
+  ``created_at``, ``head_sha``, ``html_url``), and echoes of the model's own arguments:
+  read_lines' ``path`` is the name the model asked for, not a name found somewhere, and so
+  are ``repository``, ``pr``, search_files' ``query`` and ``scope``.
+- Trusted is not the same as true: a trusted field can be wrong; it just carries no one
+  else's instructions. A tool or field this table has never classified is untrusted
+  (:func:`library_is_untrusted`), as an undeclared tool is refused.
+
+:data:`CARRIER_CASES` is the visible table; :func:`carrier_hidden_cases` asks about every
+(tool, field) pair of :data:`RESULT_FIELDS` (the visible table would be too long to print).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, cast
+
+from tutorial_lib.core.authorization import (
+    AccessMap,
+    ActionClass,
+    TaskScope,
+    ToolAccess,
+    authorize,
+    github_access,
+    outbound_access,
+    workspace_access,
+)
+from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.core.road import PendingCall
+from tutorial_lib.core.tools import ToolSpec
+from tutorial_lib.course.checks import Case
+
+__all__ = [
+    "CARRIER_CASES",
+    "EXERCISE_ACCESS",
+    "MAY_RUN_CASES",
+    "RESULT_FIELDS",
+    "UNTRUSTED_FIELDS",
+    "carrier_hidden_cases",
+    "library_is_untrusted",
+    "library_may_run",
+    "may_run_hidden_cases",
+]
+
+
+def _entry(
+    action: ActionClass,
+    system: str | None,
+    argument: str | None,
+    default: str | None = None,
+) -> Mapping[str, str | None]:
+    return MappingProxyType(
+        {"action": action, "system": system, "argument": argument, "default": default}
+    )
+
+
+#: The operator's declarations of the exercise, tool name -> ``{"action": class,
+#: "system": "github" | "workspace" | "outbound", "argument": the argument naming the
+#: resource, "default": its value when the call leaves it out}``. A tool not listed is
+#: refused. ``search_files`` without ``path`` searches the whole workspace (``"."``);
+#: ``http_send``'s resource is the host of its ``url``.
+EXERCISE_ACCESS: Mapping[str, Mapping[str, str | None]] = MappingProxyType(
+    {
+        "read_lines": _entry("read", "workspace", "path"),
+        "search_files": _entry("read", "workspace", "path", "."),
+        "github_pr_get": _entry("read", "github", "repository"),
+        "github_pr_list_comments": _entry("read", "github", "repository"),
+        "github_pr_create_comment": _entry("write", "github", "repository"),
+        "github_pr_delete_comment": _entry("delete", "github", "repository"),
+        "github_pr_merge": _entry("send", "github", "repository"),
+        "http_send": _entry("send", "outbound", "url"),
+    }
+)
+
+
+def _tool_access(entry: Mapping[str, str | None]) -> ToolAccess:
+    action = cast(ActionClass, entry["action"])
+    argument = entry["argument"]
+    if entry["system"] == "github" and argument is not None:
+        return github_access(action, argument)
+    if entry["system"] == "workspace" and argument is not None:
+        return workspace_access(action, argument, default=entry["default"])
+    if entry["system"] == "outbound" and argument is not None:
+        return outbound_access(action, argument)
+    raise ValueError(f"no system for {entry}")
+
+
+#: :data:`EXERCISE_ACCESS` as the library's access map.
+_ACCESS: AccessMap = MappingProxyType(
+    {name: _tool_access(entry) for name, entry in EXERCISE_ACCESS.items()}
+)
+
+
+def _stub(name: str) -> ToolSpec:
+    """A tool of that name for a :class:`PendingCall` (authorize reads only its name)."""
+    return ToolSpec(
+        name=name,
+        title=name,
+        description="The tool of an exercise call: authorization reads its name only.",
+        input_schema={"type": "object"},
+    )
+
+
+def library_may_run(scope: Mapping[str, Any], call: Mapping[str, Any]) -> dict[str, Any]:
+    """The library's answer to the exercise: ``{"allowed": True}``, or
+    ``{"allowed": False, "rule": rule}`` with the rule of the refusal's ``error.log``.
+
+    ``scope`` becomes a :class:`~tutorial_lib.core.authorization.TaskScope`,
+    :data:`EXERCISE_ACCESS` an access map, ``call`` a
+    :class:`~tutorial_lib.core.road.PendingCall`; the decision is
+    :func:`~tutorial_lib.core.authorization.authorize`'s.
+    """
+    task = TaskScope(
+        repositories=frozenset(scope["repositories"]),
+        workspace_paths=tuple(scope["paths"]),
+        hosts=frozenset(scope["hosts"]),
+        grants=frozenset(scope["grants"]),
+        secrets_granted=bool(scope["secrets"]),
+    )
+    pending = PendingCall(_stub(call["tool"]), MappingProxyType(dict(call["arguments"])))
+    try:
+        authorize(task, _ACCESS, pending)
+    except ContractError as error:
+        rule = error.log.get("rule")
+        if rule is None:
+            raise ValueError(
+                f"{call['tool']} leaves out the argument that names its resource: the"
+                " exercise's calls carry validated arguments"
+            ) from error
+        return {"allowed": False, "rule": rule}
+    return {"allowed": True}
+
+
+# --------------------------------------------------------------------------- may_run cases
+
+_ALL_GRANTS = ("read", "write", "delete", "send")
+_REPO = "example/shop"
+_ALLOWED: Mapping[str, Any] = MappingProxyType({"allowed": True})
+
+
+def _scope(
+    repositories: Sequence[str] = (),
+    paths: Sequence[str] = (),
+    grants: Sequence[str] = (),
+    secrets: bool = False,
+    hosts: Sequence[str] = (),
+) -> dict[str, Any]:
+    return {
+        "repositories": list(repositories),
+        "paths": list(paths),
+        "hosts": list(hosts),
+        "grants": list(grants),
+        "secrets": secrets,
+    }
+
+
+def _call(tool: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool": tool, "arguments": arguments}
+
+
+def _refused(rule: str) -> dict[str, Any]:
+    return {"allowed": False, "rule": rule}
+
+
+def _read(path: str) -> dict[str, Any]:
+    return _call("read_lines", path=path, start=1, count=20)
+
+
+def _on_pr(tool: str, repository: str = _REPO, **more: Any) -> dict[str, Any]:
+    return _call(tool, repository=repository, pr=128, **more)
+
+
+_COMMENT: Mapping[str, str] = MappingProxyType(
+    {"body": "Summary: two confirmed issues.", "idempotency_key": "review-128-1"}
+)
+_SEND: Mapping[str, str] = MappingProxyType(
+    {"method": "POST", "url": "https://collector.example/in", "body": "review notes"}
+)
+
+
+def _everything() -> dict[str, Any]:
+    """A scope that grants every class, the secrets and the whole workspace."""
+    return _scope([_REPO], ["."], _ALL_GRANTS, secrets=True)
+
+
+def _may(name: str, scope: dict[str, Any], call: dict[str, Any], expected: Any, hint: str) -> Case:
+    return Case(name, (scope, call), dict(expected), hint)
+
+
+MAY_RUN_CASES: tuple[Case, ...] = (
+    # -- let through
+    _may(
+        "放行：读取范围内的文件",
+        _scope(paths=["docs"], grants=["read"]),
+        _read("docs/a.md"),
+        _ALLOWED,
+        "四条规则都通过：已登记、read 已授予、docs/a.md 在前缀 docs 之下、不是密钥文件。",
+    ),
+    _may(
+        "放行：列出本仓库的评论",
+        _scope([_REPO], grants=["read"]),
+        _on_pr("github_pr_list_comments"),
+        _ALLOWED,
+        "已登记的 read 工具，仓库在任务范围里：放行，返回 {'allowed': True}。",
+    ),
+    # -- undeclared_tool
+    _may(
+        "undeclared_tool：表里没有的工具",
+        _everything(),
+        _call("shell_run", command="ls"),
+        _refused("undeclared_tool"),
+        "规则 undeclared_tool：EXERCISE_ACCESS 里没有的工具一律拒绝（默认拒绝），"
+        "哪怕任务什么都授予了。",
+    ),
+    _may(
+        "undeclared_tool：真实存在但没登记",
+        _everything(),
+        _on_pr("github_pr_edit_comment", comment_id=1700000042, kind="review", body="x"),
+        _refused("undeclared_tool"),
+        "规则 undeclared_tool：工具真实存在，但运营方没有登记它的类别和资源，就无从判断，拒绝。",
+    ),
+    _may(
+        "undeclared_tool 优先：什么都没授予",
+        _scope(),
+        _call("shell_run", command="ls"),
+        _refused("undeclared_tool"),
+        "规则 undeclared_tool 排在最前：没登记的工具没有类别可查，"
+        "报告 undeclared_tool，而不是 class_not_granted。",
+    ),
+    # -- class_not_granted
+    _may(
+        "class_not_granted：只读任务想写评论",
+        _scope([_REPO], grants=["read"]),
+        _on_pr("github_pr_create_comment", **_COMMENT),
+        _refused("class_not_granted"),
+        "规则 class_not_granted：github_pr_create_comment 的类别是 write，任务只授予了 read。",
+    ),
+    _may(
+        "class_not_granted：删除要单独授予",
+        _scope([_REPO], grants=["read", "write"]),
+        _on_pr("github_pr_delete_comment", comment_id=1700000042, kind="review"),
+        _refused("class_not_granted"),
+        "规则 class_not_granted：每个类别单独授予，有 write 不等于有 delete。",
+    ),
+    _may(
+        "class_not_granted：合并属于 send",
+        _scope([_REPO], grants=["read", "write", "delete"]),
+        _on_pr("github_pr_merge"),
+        _refused("class_not_granted"),
+        "规则 class_not_granted：合并会让改动对所有人生效，属于 send，不是 write。",
+    ),
+    _may(
+        "class_not_granted：被诱导选了合并",
+        _scope([_REPO], grants=["read"]),
+        _on_pr("github_pr_merge"),
+        _refused("class_not_granted"),
+        "规则 class_not_granted：仓库没错，但模型被评论诱导，用 github_pr_merge 代替了"
+        "列出评论；检查的是这次调用本身，不是模型以为自己在做什么。",
+    ),
+    _may(
+        "class_not_granted：只授予 send 不能读",
+        _scope(paths=["docs"], grants=["send"]),
+        _read("docs/a.md"),
+        _refused("class_not_granted"),
+        "规则 class_not_granted：读和发送是两项授予，类别之间没有高低，有 send 不代表有 read。",
+    ),
+    _may(
+        "class_not_granted：http_send 没有 send",
+        _scope([_REPO], ["."], ["read", "write", "delete"]),
+        _call("http_send", **_SEND),
+        _refused("class_not_granted"),
+        "规则 class_not_granted：http_send 的类别是 send，其余类别全给了也不行。",
+    ),
+    # -- outside_scope
+    _may(
+        "outside_scope：被诱导读别的仓库",
+        _scope([_REPO], grants=["read"]),
+        _on_pr("github_pr_list_comments", "attacker/shop"),
+        _refused("outside_scope"),
+        "规则 outside_scope：工具选对了、read 也授予了，但 attacker/shop 不在任务的仓库里。",
+    ),
+    _may(
+        "outside_scope：前缀之外的文件",
+        _scope(paths=["docs"], grants=["read"]),
+        _read("src/app.py"),
+        _refused("outside_scope"),
+        "规则 outside_scope：src/app.py 不在前缀 docs 之下。",
+    ),
+    _may(
+        "outside_scope：docs 不包含 docs2",
+        _scope(paths=["docs"], grants=["read"]),
+        _read("docs2/a.md"),
+        _refused("outside_scope"),
+        "规则 outside_scope：前缀按路径分量比较，docs 包含 docs 和 docs/…，不包含 docs2/…；"
+        "只用 str.startswith 会放行它。",
+    ),
+    _may(
+        "outside_scope：用 .. 爬出前缀",
+        _scope(paths=["docs"], grants=["read"]),
+        _read("docs/../src/app.py"),
+        _refused("outside_scope"),
+        "规则 outside_scope：先规范化路径（normalize_workspace_path），"
+        "docs/../src/app.py 就是 src/app.py。",
+    ),
+    _may(
+        "outside_scope：用 .. 爬出工作区",
+        _scope(paths=["."], grants=["read"]),
+        _read("../other/notes.txt"),
+        _refused("outside_scope"),
+        "规则 outside_scope：爬出工作区根目录的路径不在任何前缀之下，前缀是 . 也一样。",
+    ),
+    _may(
+        "outside_scope：绝对路径",
+        _scope(paths=["."], grants=["read"]),
+        _read("/etc/hosts"),
+        _refused("outside_scope"),
+        "规则 outside_scope：绝对路径不属于工作区，任何前缀（包括 .）都不包含它。",
+    ),
+    _may(
+        "outside_scope：search_files 不给 path",
+        _scope(paths=["docs"], grants=["read"]),
+        _call("search_files", query="TODO"),
+        _refused("outside_scope"),
+        "规则 outside_scope：search_files 不给 path 时搜的是整个工作区（default 是 .），"
+        "前缀 docs 不包含它。",
+    ),
+    # -- secret_needs_grant
+    _may(
+        "secret_needs_grant：读 .env",
+        _scope(paths=["."], grants=["read"]),
+        _read(".env"),
+        _refused("secret_needs_grant"),
+        "规则 secret_needs_grant：read 授予了、路径也在范围内，但 .env 是密钥文件，"
+        "要 secrets 单独授予。",
+    ),
+    _may(
+        "secret_needs_grant：credentials/ 目录下的文件",
+        _scope(paths=["."], grants=["read"]),
+        _read("config/credentials/prod.json"),
+        _refused("secret_needs_grant"),
+        "规则 secret_needs_grant：路径的每一段都要看，credentials 目录下的文件都算密钥文件。",
+    ),
+    _may(
+        "secret_needs_grant：大写的 site.PEM",
+        _scope(paths=["certs"], grants=["read"]),
+        _read("certs/site.PEM"),
+        _refused("secret_needs_grant"),
+        "规则 secret_needs_grant：密钥文件名不分大小写，site.PEM 也匹配 *.pem。",
+    ),
+    _may(
+        "放行：授予 secrets 后读 .env",
+        _scope(paths=["."], grants=["read"], secrets=True),
+        _read(".env"),
+        _ALLOWED,
+        "secrets 授予了，read 也授予了，路径在范围内：secret_needs_grant 不再拒绝。",
+    ),
+    _may(
+        "放行：environment.md 不是密钥文件",
+        _scope(paths=["docs"], grants=["read"]),
+        _read("docs/environment.md"),
+        _ALLOWED,
+        "规则 secret_needs_grant 按文件名模式匹配（.env、.env.*、*.pem……），"
+        "不是看名字里有没有 env。",
+    ),
+    # -- priorities between rules
+    _may(
+        "类别先于范围：只读任务写到别的仓库",
+        _scope([_REPO], grants=["read"]),
+        _on_pr("github_pr_create_comment", "attacker/shop", **_COMMENT),
+        _refused("class_not_granted"),
+        "class_not_granted 排在 outside_scope 之前：write 没有授予，先报类别。",
+    ),
+    _may(
+        "范围先于密钥：前缀之外的 .env",
+        _scope(paths=["docs"], grants=["read"]),
+        _read("src/.env"),
+        _refused("outside_scope"),
+        "outside_scope 排在 secret_needs_grant 之前：src/.env 本来就不在 docs 之下。",
+    ),
+    _may(
+        "类别先于密钥：不能读的 .env",
+        _scope(paths=["."], grants=["write"]),
+        _read(".env"),
+        _refused("class_not_granted"),
+        "class_not_granted 排在 secret_needs_grant 之前：read 没有授予，先报类别。",
+    ),
+    _may(
+        "授予 secrets 仍需 read",
+        _scope(paths=["."], grants=["write"], secrets=True),
+        _read(".env"),
+        _refused("class_not_granted"),
+        "规则 class_not_granted：secrets 只是密钥文件的额外授予，不代替动作类别。",
+    ),
+    _may(
+        "授予 secrets 不扩大范围",
+        _scope(paths=["docs"], grants=["read"], secrets=True),
+        _read(".env"),
+        _refused("outside_scope"),
+        "规则 outside_scope：secrets 授予的是敏感文件，不是位置，.env 不在 docs 之下。",
+    ),
+    # -- comparisons
+    _may(
+        "放行：http_send 发往范围里的主机",
+        _scope(grants=["send"], hosts=["Collector.example"]),
+        _call("http_send", **_SEND),
+        _ALLOWED,
+        "http_send 的资源是 url 的主机：collector.example 在 hosts 里（主机名不分大小写），放行。",
+    ),
+    _may(
+        "outside_scope：http_send 发往没列出的主机",
+        _scope(grants=["send"], hosts=["hooks.example.com"]),
+        _call("http_send", **_SEND),
+        _refused("outside_scope"),
+        "规则 outside_scope：授予了 send，但 collector.example 不在 hosts 里；"
+        "发往哪里和能不能发是两回事。",
+    ),
+    _may(
+        "放行：hosts 里的 * 允许任何主机",
+        _scope(grants=["send"], hosts=["*"]),
+        _call("http_send", **_SEND),
+        _ALLOWED,
+        "hosts 含 '*' 时任何主机都放行：这就是“能把数据送出去”的那条腿，只能给没有私密数据的任务。",
+    ),
+    _may(
+        "大小写：仓库名不分大小写",
+        _scope([_REPO], grants=["read"]),
+        _on_pr("github_pr_list_comments", "Example/Shop"),
+        _ALLOWED,
+        "outside_scope 比较仓库名时忽略大小写（GitHub 就是这样）：两边都 casefold() 再比。",
+    ),
+    _may(
+        "大小写：范围里写的是大写",
+        _scope(["Example/Shop"], grants=["read"]),
+        _on_pr("github_pr_get"),
+        _ALLOWED,
+        "outside_scope 忽略大小写：范围里的名字也要 casefold()，不只是调用里的。",
+    ),
+    _may(
+        "前缀：docs 包含它自己",
+        _scope(paths=["docs"], grants=["read"]),
+        _call("search_files", query="TODO", path="docs"),
+        _ALLOWED,
+        "outside_scope：前缀 docs 包含 docs 本身和 docs/ 下的一切。",
+    ),
+    _may(
+        "前缀：范围写成 docs/",
+        _scope(paths=["docs/"], grants=["read"]),
+        _read("docs/a.md"),
+        _ALLOWED,
+        "outside_scope：范围里的前缀也要规范化，docs/ 就是 docs。",
+    ),
+    _may(
+        "前缀：.. 留在前缀之内",
+        _scope(paths=["docs"], grants=["read"]),
+        _read("./docs/sub/../a.md"),
+        _ALLOWED,
+        "outside_scope：规范化之后是 docs/a.md，在范围内；不要一见 .. 就拒绝。",
+    ),
+    _may(
+        "前缀：. 包含整个工作区",
+        _scope(paths=["."], grants=["read"]),
+        _call("search_files", query="TODO"),
+        _ALLOWED,
+        "outside_scope：前缀 . 包含整个工作区，search_files 不给 path 搜的正是它。",
+    ),
+)
+
+# --------------------------------------------------------------------------- may_run hidden
+
+_HIDDEN_REPOSITORIES = ("example/shop", "example/docs", "other/shop")
+_HIDDEN_HOSTS = ("collector.example", "hooks.example.com", "attacker.example", "*")
+_HIDDEN_PREFIXES = ("docs", "docs/", "src", "notes/2026", ".", "config", "certs")
+_HIDDEN_PATHS = (
+    "docs/a.md",
+    "docs",
+    "docs2/a.md",
+    "./docs/guide.md",
+    "docs/sub/../a.md",
+    "docs/../src/app.py",
+    "src/app.py",
+    "src/.env",
+    ".env",
+    ".env.production",
+    "config/credentials/prod.json",
+    "config/settings.toml",
+    "certs/site.PEM",
+    "notes/2026/x.txt",
+    "notes/y.txt",
+    "notes/20260/x.txt",
+    "README.md",
+    "../outside.txt",
+    "/etc/hosts",
+    "docs/environment.md",
+    "docs/id_rsa.pub",
+)
+_UNDECLARED = ("shell_run", "github_pr_edit_comment", "settings_update", "read_file")
+_HIDDEN_HINT = (
+    "和库的 authorize 不一致。按顺序检查：undeclared_tool（表里没有）→ class_not_granted"
+    "（类别没授予，类别之间没有高低）→ outside_scope（仓库名忽略大小写；路径先规范化，"
+    "按分量比较前缀；.. 爬出或绝对路径都在范围外）→ secret_needs_grant（路径任一段像密钥"
+    "文件，且没有 secrets）。"
+)
+
+
+def _recase(rng: random.Random, name: str) -> str:
+    return rng.choice((name, name.upper(), name.title(), name))
+
+
+#: Names below a prefix of the scope: ordinary files, secret-bearing ones, a climb out.
+_HIDDEN_LEAVES = (
+    "a.md",
+    "guide/intro.md",
+    ".env",
+    ".env.local",
+    "credentials/aws",
+    "tls/site.pem",
+    "Secrets.yaml",
+    "env.md",
+    "sub/../.env",
+    "../x.txt",
+)
+
+
+def _hidden_path(rng: random.Random, prefixes: Sequence[str]) -> str:
+    """A path from the fixed pool, or (most of the time) one made from a prefix of the
+    scope: a name below it, or a near miss (a sibling sharing its letters, the same name
+    made absolute, a climb out of it with ``..``)."""
+    if not prefixes or rng.random() < 0.3:
+        return rng.choice(_HIDDEN_PATHS)
+    prefix = rng.choice(prefixes).rstrip("/")
+    leaf = rng.choice(_HIDDEN_LEAVES)
+    below = leaf if prefix == "." else f"{prefix}/{leaf}"
+    shape = rng.choice(("below", "below", "below", "sibling", "absolute", "climb", "dotted"))
+    if prefix == "." and shape == "sibling":
+        shape = "absolute"  # "." has no sibling; it holds every relative path, not "/x"
+    if shape == "sibling" and prefix != ".":
+        return f"{prefix}2/{leaf}"
+    if shape == "absolute":
+        return f"/{below}"
+    if shape == "climb":
+        return f"{below.rsplit('/', 1)[0]}/../../{leaf}" if "/" in below else f"../{leaf}"
+    if shape == "dotted":
+        return f"./{below}"
+    return below
+
+
+def _hidden_call(rng: random.Random, prefixes: Sequence[str]) -> dict[str, Any]:
+    # workspace tools more often: their paths meet three of the four rules
+    if rng.random() < 0.5:
+        tool = rng.choice(("read_lines", "read_lines", "search_files"))
+    else:
+        # http_send is one tool of many: drawn more often so its host rule is met often
+        tools = (*EXERCISE_ACCESS, *_UNDECLARED)
+        tool = "http_send" if rng.random() < 0.1 else rng.choice(tools)
+    entry = EXERCISE_ACCESS.get(tool)
+    if entry is None:
+        return _call(tool, command="ls") if tool == "shell_run" else _call(tool, key="x")
+    if entry["system"] == "github":
+        repository = _recase(rng, rng.choice((*_HIDDEN_REPOSITORIES, "attacker/shop")))
+        return _on_pr(tool, repository)
+    if tool == "search_files":
+        if rng.random() < 0.3:
+            return _call(tool, query="TODO")
+        return _call(tool, query="TODO", path=_hidden_path(rng, prefixes))
+    if entry["system"] == "workspace":
+        return _read(_hidden_path(rng, prefixes))
+    host = _recase(rng, rng.choice(_HIDDEN_HOSTS[:-1]))
+    return _call(tool, **{**_SEND, "url": f"https://{host}/in"})
+
+
+def may_run_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
+    """``n`` seeded (scope, call) pairs; expected: :func:`library_may_run`.
+
+    Scopes draw repositories (in any case), path prefixes (``docs/``, ``.``...), grants and
+    ``secrets`` at random; calls draw every tool of :data:`EXERCISE_ACCESS` and some that
+    it does not declare, repositories in mixed case or outside the scope, and paths that
+    climb with ``..``, are absolute, share a prefix's first letters or bear secrets.
+    """
+    rng = random.Random(seed)
+    cases = []
+    for index in range(n):
+        scope = _scope(
+            [_recase(rng, r) for r in _HIDDEN_REPOSITORIES if rng.random() < 0.5],
+            rng.sample(_HIDDEN_PREFIXES, rng.randint(0, 3)),
+            [g for g in _ALL_GRANTS if rng.random() < 0.7],
+            rng.random() < 0.35,
+            rng.sample(_HIDDEN_HOSTS, rng.randint(0, 2)) + (["*"] if rng.random() < 0.2 else []),
+        )
+        call = _hidden_call(rng, scope["paths"])
+        cases.append(
+            Case(
+                f"生成的调用 {index + 1}", (scope, call), library_may_run(scope, call), _HIDDEN_HINT
+            )
+        )
+    return tuple(cases)
+
+
+# --------------------------------------------------------------------------- untrusted fields
+
+_PR_COMMENT_FIELDS = (
+    "comments[].comment_id",
+    "comments[].file",
+    "comments[].line",
+    "comments[].summary",
+    "comments[].resolved",
+    "comments[].outdated",
+    "comments[].details.name",
+    "comments[].details.arguments.repository",
+    "comments[].details.arguments.pr",
+    "comments[].details.arguments.comment_id",
+    "comments[].author",
+    "comments[].created_at",
+    "comments[].body",
+)
+
+#: Every leaf field a result's ``data`` can have, per tool: the leaves of the tool's output
+#: schema where it declares one (read_lines, search_files, github_pr_list_comments,
+#: github_pr_get_review_snapshot), else the leaves of its real results in both response
+#: formats on the emulator. ``tests/test_authz_cases.py`` checks both against the tools.
+RESULT_FIELDS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "read_lines": (
+            "path",
+            "start",
+            "lines[].number",
+            "lines[].text",
+            "lines[].truncated",
+            "total_lines",
+            "has_more",
+        ),
+        "search_files": (
+            "query",
+            "mode",
+            "case_sensitive",
+            "scope",
+            "max_results",
+            "candidates[].path",
+            "candidates[].line",
+            "candidates[].preview",
+            "candidates[].preview_truncated",
+            "candidates[].next_call.name",
+            "candidates[].next_call.arguments.path",
+            "candidates[].next_call.arguments.start",
+            "candidates[].next_call.arguments.count",
+            "truncated",
+            "total_matches",
+            "total_matches_at_least",
+            "stopped_by",
+            "files_searched",
+            "files_skipped.binary",
+            "files_skipped.too_large",
+            "files_skipped.symlink",
+            "files_skipped.hard_link",
+            "files_skipped.secret",
+            "files_skipped.other",
+            "long_lines_skipped",
+            "suggestion",
+        ),
+        "github_pr_get": (
+            "repository",
+            "pr",
+            "title",
+            "state",
+            "author",
+            "review_comments",
+            "comments_tool.name",
+            "comments_tool.arguments.repository",
+            "comments_tool.arguments.pr",
+            "body",
+            "created_at",
+            "head",
+            "base",
+        ),
+        "github_pr_list_comments": (
+            "repository",
+            "pr",
+            "filter",
+            "coverage",
+            "next_cursor",
+            *_PR_COMMENT_FIELDS,
+        ),
+        "github_pr_get_comment": (
+            "repository",
+            "pr",
+            "comment_id",
+            "file",
+            "line",
+            "summary",
+            "resolved",
+            "outdated",
+            "author",
+            "created_at",
+            "body",
+            "diff_hunk",
+            "html_url",
+            "in_reply_to_id",
+        ),
+        "github_pr_list_conversation": (
+            "repository",
+            "pr",
+            "total",
+            "truncated",
+            "comments[].comment_id",
+            "comments[].author",
+            "comments[].summary",
+            "comments[].created_at",
+        ),
+        "github_pr_get_review_snapshot": (
+            "repository",
+            "pr",
+            "title",
+            "description",
+            "state",
+            "author",
+            "head_sha",
+            "scope.repository",
+            "scope.pr",
+            "scope.filter",
+            "scope.comments_read",
+            "scope.pages_read",
+            "scope.coverage",
+            "scope.reason",
+            "scope.next_cursor",
+            "scope.next_tool",
+            *_PR_COMMENT_FIELDS,
+            "read_only",
+        ),
+    }
+)
+
+_COMMENT_WORDS = frozenset(
+    {"comments[].file", "comments[].summary", "comments[].author", "comments[].body"}
+)
+
+#: Tool name -> the result fields that carry text someone else wrote (see the module
+#: docstring for why each is in or out). Every other field of :data:`RESULT_FIELDS` is
+#: produced by our tools or computed by GitHub, or echoes the model's own arguments.
+UNTRUSTED_FIELDS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "read_lines": frozenset({"lines[].text"}),
+        "search_files": frozenset(
+            {"candidates[].path", "candidates[].preview", "candidates[].next_call.arguments.path"}
+        ),
+        "github_pr_get": frozenset({"title", "author", "body", "head", "base"}),
+        "github_pr_list_comments": _COMMENT_WORDS,
+        "github_pr_get_comment": frozenset({"file", "summary", "author", "body", "diff_hunk"}),
+        "github_pr_list_conversation": frozenset({"comments[].author", "comments[].summary"}),
+        "github_pr_get_review_snapshot": frozenset({"title", "description", "author"})
+        | _COMMENT_WORDS,
+    }
+)
+
+
+def library_is_untrusted(tool: str, field: str) -> bool:
+    """Whether ``field`` of ``tool``'s result carries someone else's text.
+
+    A tool or field that :data:`RESULT_FIELDS` does not list is untrusted: what has not
+    been classified is treated as the worst case, as an undeclared tool is refused.
+    """
+    if field not in RESULT_FIELDS.get(tool, ()):
+        return True
+    return field in UNTRUSTED_FIELDS[tool]
+
+
+def _carrier(name: str, tool: str, field: str, expected: bool, hint: str) -> Case:
+    return Case(name, (tool, field), expected, hint)
+
+
+CARRIER_CASES: tuple[Case, ...] = (
+    _carrier("文件的一行", "read_lines", "lines[].text", True, "文件内容是别人写的。"),
+    _carrier(
+        "回显的路径",
+        "read_lines",
+        "path",
+        False,
+        "read_lines 的 path 是模型自己给的参数原样带回，不是在别处找到的名字。",
+    ),
+    _carrier(
+        "文件行数", "read_lines", "total_lines", False, "行数是我们的工具数出来的，没有别人的话。"
+    ),
+    _carrier(
+        "搜到的文件名",
+        "search_files",
+        "candidates[].path",
+        True,
+        "这些名字是在磁盘上找到的，文件名由创建文件的人决定，可以写成一句指令。",
+    ),
+    _carrier("匹配行预览", "search_files", "candidates[].preview", True, "预览就是文件内容。"),
+    _carrier(
+        "下一步调用里的文件名",
+        "search_files",
+        "candidates[].next_call.arguments.path",
+        True,
+        "调用的结构是我们的工具拼的，但 path 的值就是磁盘上找到的文件名：看填进去的是谁的字。",
+    ),
+    _carrier(
+        "下一步调用的工具名",
+        "search_files",
+        "candidates[].next_call.name",
+        False,
+        "固定是 read_lines，由我们的工具写入。",
+    ),
+    _carrier("回显的搜索范围", "search_files", "scope", False, "scope 回显模型给的 path 参数。"),
+    _carrier(
+        "工具自己的建议", "search_files", "suggestion", False, "建议是我们的工具自己写的句子。"
+    ),
+    _carrier("PR 标题", "github_pr_get", "title", True, "标题由 PR 作者填写。"),
+    _carrier(
+        "PR 作者",
+        "github_pr_get",
+        "author",
+        True,
+        "登录名是账号主人自己起的：merge-it-now 也是合法的登录名。",
+    ),
+    _carrier("分支名", "github_pr_get", "head", True, "分支名由 PR 作者起，可以是任意一句话。"),
+    _carrier("PR 状态", "github_pr_get", "state", False, "open/closed 由 GitHub 给出。"),
+    _carrier("评论数", "github_pr_get", "review_comments", False, "计数，不带任何人的文字。"),
+    _carrier(
+        "评论摘要",
+        "github_pr_list_comments",
+        "comments[].summary",
+        True,
+        "摘要由我们的工具生成，但引号里是评论者的原话。",
+    ),
+    _carrier(
+        "评论所在的文件",
+        "github_pr_list_comments",
+        "comments[].file",
+        True,
+        "文件名出自 PR 作者之手。",
+    ),
+    _carrier("评论 id", "github_pr_list_comments", "comments[].comment_id", False, "id 只是数字。"),
+    _carrier(
+        "翻页游标",
+        "github_pr_list_comments",
+        "next_cursor",
+        False,
+        "游标由我们的工具生成并签名。",
+    ),
+    _carrier(
+        "覆盖情况",
+        "github_pr_list_comments",
+        "coverage",
+        False,
+        "complete/partial 是我们的工具根据翻页结果给出的。",
+    ),
+    _carrier("评论全文", "github_pr_get_comment", "body", True, "正文是评论者写的。"),
+    _carrier(
+        "评论的代码片段",
+        "github_pr_get_comment",
+        "diff_hunk",
+        True,
+        "diff 里的代码和注释是 PR 作者写的。",
+    ),
+    _carrier(
+        "对话评论的作者",
+        "github_pr_list_conversation",
+        "comments[].author",
+        True,
+        "任何人都能在 PR 下发言，登录名由他自己起。",
+    ),
+    _carrier(
+        "对话评论的时间",
+        "github_pr_list_conversation",
+        "comments[].created_at",
+        False,
+        "时间戳由 GitHub 记录。",
+    ),
+    _carrier(
+        "快照里的标题",
+        "github_pr_get_review_snapshot",
+        "title",
+        True,
+        "组合工具换了包装，标题还是 PR 作者写的。",
+    ),
+    _carrier(
+        "快照的覆盖情况",
+        "github_pr_get_review_snapshot",
+        "scope.coverage",
+        False,
+        "由我们的工具读完所有页后给出。",
+    ),
+    _carrier(
+        "快照的 read_only",
+        "github_pr_get_review_snapshot",
+        "read_only",
+        False,
+        "我们的工具声明的常量。",
+    ),
+    _carrier(
+        "提交哈希",
+        "github_pr_get_review_snapshot",
+        "head_sha",
+        False,
+        "git 算出的十六进制哈希，装不下一句话。",
+    ),
+    _carrier(
+        "没登记的工具",
+        "github_pr_list_reviews",
+        "body",
+        True,
+        "没分类过的工具按最坏情况处理：不可信。",
+    ),
+    _carrier(
+        "没见过的字段",
+        "read_lines",
+        "encoding",
+        True,
+        "表里没有的字段也按最坏情况处理：不可信。",
+    ),
+)
+
+
+def carrier_hidden_cases() -> tuple[Case, ...]:
+    """Every (tool, field) pair of :data:`RESULT_FIELDS`, plus a few unknown tools and
+    fields; expected: :func:`library_is_untrusted`. Exhaustive rather than sampled."""
+    pairs = [(tool, field) for tool, fields in RESULT_FIELDS.items() for field in fields]
+    pairs += [("github_pr_list_reviews", "body"), ("http_send", "status"), ("search_files", "x")]
+    return tuple(
+        Case(
+            f"{tool} 的 {field}",
+            (tool, field),
+            library_is_untrusted(tool, field),
+            "和 UNTRUSTED_FIELDS 不一致：别人写的自由文字（文件内容、文件名、标题、正文、"
+            "摘要、登录名、分支名）不可信；我们工具生成的、GitHub 计算的、回显模型参数的可信；"
+            "没分类过的不可信。",
+        )
+        for tool, field in pairs
+    )
