@@ -3,6 +3,8 @@
 - ``checks``: ``check`` / ``run_cases`` for learners' exercise code (one line per case);
 - ``quiz``: self-check quizzes (``load_quiz``) and their bank ``quiz_bank``;
 - ``source``: ``show_source``, to display library code instead of copying it;
-- ``warmups``, ``read_cases``, ``write_cases``, ``toolsets``: the exercises' case tables;
-- ``demo_workspace``: the chapters' demo workspaces.
+- ``warmups``, ``read_cases``, ``toolset_cases``, ``error_cases``, ``page_cases``,
+  ``write_cases``, ``authz_cases``, ``toolsets``: the exercises' case tables;
+- ``demo_workspace``, ``readonly_demo``, ``pr_answer``, ``injection_demo``: the chapters'
+  demonstrations; ``table``: aligned text tables; ``progress``: a notebook progress bar.
 """

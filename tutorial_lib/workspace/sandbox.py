@@ -177,12 +177,11 @@ def open_beneath(
     root_fd = open_root(root)
     try:
         fd = open_relative(root_fd, relative.parts, path, method=chosen)
-        resolved_name = _name_beneath(root_fd, fd)
     finally:
         os.close(root_fd)
     try:
         info = os.fstat(fd)
-    except OSError:  # pragma: no cover - fstat on a fresh descriptor does not fail
+    except OSError:  # pragma: no cover - fstat of a fresh descriptor cannot fail
         os.close(fd)
         raise
     if not stat.S_ISREG(info.st_mode):
@@ -197,13 +196,13 @@ def open_beneath(
     if not allow_hard_links and is_hard_linked(info):
         os.close(fd)
         raise hard_link_error(path, info)
-    return OpenedFile(fd=fd, size_bytes=info.st_size, method=chosen, resolved_name=resolved_name)
+    return OpenedFile(fd, info.st_size, chosen, _name_beneath(root, fd))
 
 
-def _name_beneath(root_fd: int, fd: int) -> str | None:
-    """The path of open ``fd`` relative to open directory ``root_fd`` (POSIX form), or None."""
-    root_path, file_path = _descriptor_path(root_fd), _descriptor_path(fd)
-    if root_path is None or file_path is None:
+def _name_beneath(root: str | os.PathLike[str], fd: int) -> str | None:
+    """The path of open ``fd`` relative to ``root`` (resolved; POSIX form), or None."""
+    root_path, file_path = os.path.realpath(root), _descriptor_path(fd)
+    if file_path is None:
         return None
     if not file_path.startswith(root_path.rstrip("/") + "/"):
         return None  # pragma: no cover - open_relative never leaves the root
