@@ -141,6 +141,17 @@ CATALOGUE: Mapping[str, CodeInfo] = MappingProxyType(
             "the cursor was altered, expired, or issued for another query: call again without"
             " cursor to restart from the first page",
         ),
+        # chapter 07 (confirmation)
+        "confirmation_required": CodeInfo(
+            "after_authorization",
+            "the user must answer a question about this call before it runs: wait for the"
+            " answer, never set a confirm argument yourself",
+        ),
+        "approval_invalid": CodeInfo(
+            "after_authorization",
+            "the user's approval cannot run this call: used already, expired, declined, or"
+            " given for other arguments",
+        ),
     }
 )
 

@@ -1,0 +1,557 @@
+"""Chapter 07's confirmation station: ask the user, get a scoped answer, then act once.
+
+Some calls need the user's decision before they run: the target is undecided (two
+environments, two repositories), or the action has a high impact (posting to a PR,
+merging, deleting). The decision travels an explicit state machine, one per question
+(:class:`ConfirmationRequest`)::
+
+    prepared --ask--> asked --answer--> accepted --run once--> executed
+                                  |            \\--too late---> expired
+                                  +--> declined | cancelled         (nothing runs)
+
+:class:`ConfirmationFlow` owns the requests of one session and records every transition
+in an audit log (:class:`AuditRecord`, one JSON line each: what was asked, what was
+shown, who answered, when, the decision, the digest of the exact arguments).
+
+An approval is **bound and single use**: to one tool, the SHA-256 digest of its exact
+arguments (:func:`approval_digest`), this flow's session, and an expiry. It lets one call
+through the road; a replay, a second click, a changed argument or an expired approval is
+refused with ``approval_invalid``. An argument the model fills in (``confirm: true``) is
+never an approval: approvals come only from :meth:`ConfirmationFlow.answer`, which a
+front end calls with the user's answer. Three front ends share the flow: the widgets of
+:mod:`tutorial_lib.course.confirm_widgets`, :func:`ask_in_terminal`, and a direct call
+of :meth:`~ConfirmationFlow.answer` (tests, nbval). :func:`elicitation_request` and
+:func:`answer_from_elicitation` map a question onto MCP elicitation (accept / decline /
+cancel), one to one.
+
+:func:`confirmation_station` puts the flow on the road, in the ``"confirmation"`` slot
+(after authorization). Its policy says which calls need a question; a call the policy
+lets through (already approved by the task) runs directly; a call whose environment needs
+*formal* approval (a production deploy) is refused outright: no click is enough there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Literal, get_args
+
+from tutorial_lib.core.contracts import ContractError, Envelope, LogRecord
+from tutorial_lib.core.road import PendingCall, Station, call_tool
+from tutorial_lib.core.tools import Registry
+
+__all__ = [
+    "APPROVAL_PROBLEMS",
+    "DECISIONS",
+    "REQUEST_STATES",
+    "AuditRecord",
+    "ConfirmationError",
+    "ConfirmationFlow",
+    "ConfirmationPolicy",
+    "ConfirmationRequest",
+    "Decision",
+    "Question",
+    "RequestState",
+    "answer_from_elicitation",
+    "approval_digest",
+    "approval_problem",
+    "ask_in_terminal",
+    "confirmation_station",
+    "elicitation_request",
+    "run_approved",
+]
+
+Decision = Literal["accept", "decline", "cancel"]
+DECISIONS: tuple[Decision, ...] = get_args(Decision)
+RequestState = Literal[
+    "prepared", "asked", "accepted", "declined", "cancelled", "executed", "expired"
+]
+REQUEST_STATES: tuple[RequestState, ...] = get_args(RequestState)
+
+_WAIT = (
+    "the host is asking the user; wait for the answer. Do not call again with a confirm"
+    " or approved argument: only the user's answer approves a call"
+)
+
+
+class ConfirmationError(ValueError):
+    """A front end tried a transition the state machine does not allow (answering twice,
+    a choice that is not a candidate, an unknown request)."""
+
+
+def approval_digest(tool: str, arguments: Mapping[str, Any]) -> str:
+    """SHA-256 of the tool name and its exact arguments (canonical JSON): what an
+    approval is bound to. Any change of any argument changes it."""
+    text = json.dumps(
+        {"tool": tool, "arguments": _plain(arguments)},
+        sort_keys=True,
+        ensure_ascii=True,
+        separators=(",", ":"),
+        default=str,
+    )
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with every mapping a dict and every tuple a list (read-only views of
+    validated arguments included), so equal arguments always give equal JSON."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the user is asked about one call.
+
+    - ``text``: the question, in the user's words;
+    - ``shown``: what the user must see to decide (label -> text): where, the diff (the
+      comment to be posted), the impact (who sees it, whether it can be undone);
+    - ``choose`` and ``candidates``: for an undecided target, the argument the user
+      chooses and its candidates (the front end selects none of them);
+    - ``formal``: when set, the environment needs formal approval (e.g. a change request
+      for a production deploy): the call is refused and no question is asked.
+    """
+
+    text: str
+    shown: Mapping[str, str] = field(default_factory=dict)
+    choose: str | None = None
+    candidates: tuple[str, ...] = ()
+    formal: str | None = None
+
+
+#: Which calls need a question: ``policy(call)`` returns the :class:`Question`, or None
+#: for a call that runs directly (no confirmation needed, or approved by the task).
+ConfirmationPolicy = Callable[[PendingCall], Question | None]
+
+
+@dataclass(frozen=True)
+class ConfirmationRequest:
+    """One question and its answer: a state of the machine (immutable; the flow replaces it).
+
+    ``arguments`` are the call as the model made it; ``approved_arguments`` the call the
+    approval runs (the chosen candidate filled in), and ``digest`` their
+    :func:`approval_digest` (None until accepted).
+    """
+
+    request_id: str
+    tool: str
+    arguments: Mapping[str, Any]
+    question: Question
+    session: str
+    state: RequestState = "prepared"
+    created_at: float = 0.0
+    expires_at: float | None = None
+    decision: Decision | None = None
+    choice: str | None = None
+    answered_by: str | None = None
+    approved_arguments: Mapping[str, Any] | None = None
+    digest: str | None = None
+
+
+@dataclass(frozen=True)
+class AuditRecord:
+    """One transition, as one JSON line of the audit log."""
+
+    seq: int
+    at: float
+    session: str
+    request_id: str
+    event: str
+    state: str
+    tool: str
+    arguments_digest: str
+    question: str
+    shown: Mapping[str, str]
+    by: str | None = None
+    decision: str | None = None
+    choice: str | None = None
+    detail: str | None = None
+
+    def to_json(self) -> str:
+        """The record as one line of JSON (keys sorted)."""
+        record = {**self.__dict__, "shown": dict(self.shown)}
+        return json.dumps(record, ensure_ascii=False, sort_keys=True)
+
+
+class ConfirmationFlow:
+    """The requests of one session, their state machine, and its audit log.
+
+    ``clock`` gives seconds (inject a fake one for deterministic notebooks and tests);
+    an approval expires ``ttl_s`` seconds after the answer.
+    """
+
+    def __init__(self, session: str, *, clock: Callable[[], float], ttl_s: float = 300.0) -> None:
+        if ttl_s <= 0:
+            raise ValueError("ttl_s must be positive")
+        self.session = session
+        self.clock = clock
+        self.ttl_s = ttl_s
+        self._requests: dict[str, ConfirmationRequest] = {}
+        self._audit: list[AuditRecord] = []
+
+    # -- reading
+
+    def request(self, request_id: str) -> ConfirmationRequest:
+        """The request of that id (ConfirmationError if unknown)."""
+        try:
+            return self._requests[request_id]
+        except KeyError:
+            raise ConfirmationError(f"no confirmation request {request_id!r}") from None
+
+    @property
+    def requests(self) -> tuple[ConfirmationRequest, ...]:
+        """Every request, oldest first."""
+        return tuple(self._requests.values())
+
+    @property
+    def audit(self) -> tuple[AuditRecord, ...]:
+        """The audit log, one record per transition."""
+        return tuple(self._audit)
+
+    def audit_jsonl(self) -> str:
+        """The audit log as JSON Lines."""
+        return "".join(record.to_json() + "\n" for record in self._audit)
+
+    # -- transitions
+
+    def prepare(
+        self, tool: str, arguments: Mapping[str, Any], question: Question
+    ) -> ConfirmationRequest:
+        """A new request in state ``prepared`` (nothing shown to the user yet)."""
+        request_id = f"{self.session}-{len(self._requests) + 1}"
+        frozen = MappingProxyType(_plain(arguments))
+        request = ConfirmationRequest(
+            request_id, tool, frozen, question, self.session, created_at=self.clock()
+        )
+        self._requests[request_id] = request
+        self._record(request, "prepared")
+        return request
+
+    def ask(self, request_id: str) -> ConfirmationRequest:
+        """``prepared`` -> ``asked``: the question is now in front of the user."""
+        return self._move(self.request(request_id), "asked", "asked", expect=("prepared",))
+
+    def answer(
+        self,
+        request_id: str,
+        decision: Decision,
+        *,
+        choice: str | None = None,
+        by: str = "user",
+    ) -> ConfirmationRequest:
+        """``asked`` -> ``accepted`` | ``declined`` | ``cancelled``, once.
+
+        Accepting a question with candidates needs a ``choice`` among them; the approval
+        is then bound to the arguments with that choice filled in. A second answer, an
+        unknown decision or a choice that is not a candidate raises ConfirmationError.
+        """
+        request = self.request(request_id)
+        if decision not in DECISIONS:
+            raise ConfirmationError(f"unknown decision {decision!r}; one of {DECISIONS}")
+        if request.state != "asked":
+            raise ConfirmationError(
+                f"{request_id} is {request.state}: it was answered already or never asked"
+            )
+        question = request.question
+        if decision != "accept":
+            state: RequestState = "declined" if decision == "decline" else "cancelled"
+            answered = replace(request, state=state, decision=decision, answered_by=by)
+            return self._store(answered, state)
+        if question.candidates and choice not in question.candidates:
+            raise ConfirmationError(
+                f"choose one of {list(question.candidates)} before accepting (got {choice!r})"
+            )
+        approved = dict(request.arguments)
+        if question.choose is not None and choice is not None:
+            approved[question.choose] = choice
+        now = self.clock()
+        answered = replace(
+            request,
+            state="accepted",
+            decision="accept",
+            choice=choice,
+            answered_by=by,
+            expires_at=now + self.ttl_s,
+            approved_arguments=MappingProxyType(approved),
+            digest=approval_digest(request.tool, approved),
+        )
+        return self._store(answered, "accepted")
+
+    def consume(self, tool: str, arguments: Mapping[str, Any]) -> ConfirmationRequest | None:
+        """Use the approval for exactly this call, once: ``accepted`` -> ``executed``.
+
+        Returns None when no request of this flow is about this tool at all; raises
+        ``approval_invalid`` when one is but cannot run it (used, expired, declined,
+        cancelled, still unanswered, or approved for other arguments).
+        """
+        digest = approval_digest(tool, arguments)
+        related = [r for r in self._requests.values() if r.tool == tool]
+        now = self.clock()
+        for request in related:
+            if request.digest != digest:
+                continue
+            problem = approval_problem(request, tool, arguments, session=self.session, now=now)
+            if problem is None:
+                return self._store(replace(request, state="executed"), "executed")
+            if problem == "expired" and request.state == "accepted":
+                self._store(replace(request, state="expired"), "expired")
+                raise _invalid(f"the approval {request.request_id} has expired")
+        matching = [r for r in related if r.digest == digest]
+        if matching:
+            raise _invalid(
+                f"the approval {matching[-1].request_id} was {matching[-1].state} already:"
+                " one approval runs one call"
+            )
+        pending = [r for r in related if r.state in ("prepared", "asked")]
+        if pending:
+            raise ContractError(
+                "confirmation_required",
+                f"'{tool}' waits for the user's answer to {pending[-1].request_id}",
+                suggestion=_WAIT,
+                log={"request_id": pending[-1].request_id},
+            )
+        refused = [r for r in related if r.state in ("declined", "cancelled")]
+        if refused and _plain(refused[-1].arguments) == _plain(arguments):
+            raise _invalid(f"the user {refused[-1].state} this call ({refused[-1].request_id})")
+        accepted = [r for r in related if r.state == "accepted"]
+        if accepted:
+            raise _invalid(
+                f"the approval {accepted[-1].request_id} is for other arguments: the"
+                " user did not approve these"
+            )
+        return None
+
+    def _move(
+        self,
+        request: ConfirmationRequest,
+        state: RequestState,
+        event: str,
+        *,
+        expect: Sequence[str],
+    ) -> ConfirmationRequest:
+        if request.state not in expect:
+            raise ConfirmationError(f"{request.request_id} is {request.state}, not {expect[0]}")
+        return self._store(replace(request, state=state), event)
+
+    def _store(self, request: ConfirmationRequest, event: str) -> ConfirmationRequest:
+        self._requests[request.request_id] = request
+        self._record(request, event)
+        return request
+
+    def _record(self, request: ConfirmationRequest, event: str, detail: str | None = None) -> None:
+        self._audit.append(
+            AuditRecord(
+                seq=len(self._audit) + 1,
+                at=self.clock(),
+                session=self.session,
+                request_id=request.request_id,
+                event=event,
+                state=request.state,
+                tool=request.tool,
+                arguments_digest=request.digest or approval_digest(request.tool, request.arguments),
+                question=request.question.text,
+                shown=MappingProxyType(dict(request.question.shown)),
+                by=request.answered_by,
+                decision=request.decision,
+                choice=request.choice,
+                detail=detail,
+            )
+        )
+
+    def record_refusal(self, tool: str, arguments: Mapping[str, Any], question: Question) -> None:
+        """Audit a call refused for formal approval (no request is created for it)."""
+        request = ConfirmationRequest(
+            f"{self.session}-formal",
+            tool,
+            MappingProxyType(dict(arguments)),
+            question,
+            self.session,
+        )
+        self._record(request, "refused_formal", question.formal)
+
+
+#: Why an approval cannot run a call, in the order :func:`approval_problem` checks.
+APPROVAL_PROBLEMS: tuple[str, ...] = (
+    "other_session",
+    "other_tool",
+    "not_accepted",
+    "used",
+    "expired",
+    "other_arguments",
+)
+
+
+def approval_problem(
+    request: ConfirmationRequest,
+    tool: str,
+    arguments: Mapping[str, Any],
+    *,
+    session: str,
+    now: float,
+) -> str | None:
+    """Why ``request`` cannot approve this call now (one of :data:`APPROVAL_PROBLEMS`),
+    or None when it can: same session, same tool, accepted and not used, not expired
+    (``now`` up to and including ``expires_at`` is in time), the exact approved arguments.
+    """
+    if request.session != session:
+        return "other_session"
+    if request.tool != tool:
+        return "other_tool"
+    if request.state == "executed":
+        return "used"
+    if request.state != "accepted":
+        return "not_accepted"
+    if request.expires_at is None or now > request.expires_at:
+        return "expired"
+    if request.digest != approval_digest(tool, arguments):
+        return "other_arguments"
+    return None
+
+
+def _invalid(message: str) -> ContractError:
+    return ContractError(
+        "approval_invalid",
+        message,
+        suggestion="do not call again on your own: the host asks the user again if needed",
+    )
+
+
+def confirmation_station(
+    flow: ConfirmationFlow, policy: ConfirmationPolicy, *, name: str = "user_confirmation"
+) -> Station:
+    """The ``"confirmation"`` :class:`~tutorial_lib.core.road.Station` of ``flow``.
+
+    For a call the policy asks about: an approval for exactly this call lets it through
+    (once); otherwise a new question is prepared and asked, and the call ends with
+    ``confirmation_required`` naming the request. A question with ``formal`` set is never
+    asked: the call is refused and the refusal audited.
+    """
+
+    def check(call: PendingCall) -> None:
+        question = policy(call)
+        if question is None:
+            return
+        tool, arguments = call.tool.name, call.arguments
+        if question.formal is not None:
+            flow.record_refusal(tool, arguments, question)
+            raise ContractError(
+                "confirmation_required",
+                f"'{tool}' here needs formal approval ({question.formal}); a confirmation"
+                " in this session is not enough",
+                suggestion="tell the user which approval process this needs; do not retry",
+            )
+        if flow.consume(tool, arguments) is not None:
+            return
+        request = flow.ask(flow.prepare(tool, arguments, question).request_id)
+        raise ContractError(
+            "confirmation_required",
+            f"'{tool}' needs the user's answer first: question {request.request_id}",
+            suggestion=_WAIT,
+            log={"request_id": request.request_id},
+        )
+
+    return Station(name, "confirmation", check)
+
+
+def run_approved(
+    flow: ConfirmationFlow,
+    request_id: str,
+    registry: Registry,
+    *,
+    stations: Sequence[Station] = (),
+    log: list[LogRecord] | None = None,
+    clock: Callable[[], float] | None = None,
+) -> Envelope:
+    """The host runs the call an accepted request approved, through the whole road.
+
+    The arguments are the approved ones (the user's choice filled in); the confirmation
+    station among ``stations`` uses the approval once. Running it again is refused by
+    that station (``approval_invalid``), as is a request that was not accepted.
+    """
+    request = flow.request(request_id)
+    arguments = dict(request.approved_arguments or request.arguments)
+    kwargs: dict[str, Any] = {"stations": stations, "log": log}
+    if clock is not None:
+        kwargs["clock"] = clock
+    return call_tool(registry, request.tool, arguments, **kwargs)
+
+
+# --------------------------------------------------------------------------- other front ends
+
+
+def ask_in_terminal(
+    flow: ConfirmationFlow,
+    request_id: str,
+    *,
+    read: Callable[[str], str] = input,
+    write: Callable[[str], None] = print,
+    attempts: int = 3,
+) -> ConfirmationRequest:
+    """Ask the question of ``request_id`` in a terminal and answer it with what is typed.
+
+    Candidates are numbered (none is chosen by default); the answer is ``a`` (accept),
+    ``d`` (decline) or ``c`` (cancel). After ``attempts`` unreadable replies the question
+    is cancelled: silence is never consent.
+    """
+    request = flow.request(request_id)
+    question = request.question
+    write(question.text)
+    for label, text in question.shown.items():
+        write(f"  {label}: {text}")
+    choice: str | None = None
+    if question.candidates:
+        for number, candidate in enumerate(question.candidates, 1):
+            write(f"  {number}) {candidate}")
+        for _ in range(attempts):
+            reply = read("choose a number: ").strip()
+            if reply.isdigit() and 1 <= int(reply) <= len(question.candidates):
+                choice = question.candidates[int(reply) - 1]
+                break
+            write("  not one of the numbers above")
+        else:
+            return flow.answer(request_id, "cancel", by="terminal")
+    words: dict[str, Decision] = {"a": "accept", "d": "decline", "c": "cancel"}
+    for _ in range(attempts):
+        reply = read("accept, decline or cancel? [a/d/c]: ").strip().lower()
+        if reply[:1] in words and reply in (reply[:1], words[reply[:1]]):
+            return flow.answer(request_id, words[reply[:1]], choice=choice, by="terminal")
+        write("  type a, d or c")
+    return flow.answer(request_id, "cancel", by="terminal")
+
+
+def elicitation_request(request: ConfirmationRequest) -> dict[str, Any]:
+    """The question as an MCP ``elicitation/create`` form request: a message and a flat
+    schema (one string field with the candidates as an enum, when the target is open)."""
+    question = request.question
+    lines = [question.text, *(f"{label}: {text}" for label, text in question.shown.items())]
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    if question.choose is not None and question.candidates:
+        properties[question.choose] = {"type": "string", "enum": list(question.candidates)}
+        required.append(question.choose)
+    return {
+        "message": "\n".join(lines),
+        "requestedSchema": {"type": "object", "properties": properties, "required": required},
+    }
+
+
+def answer_from_elicitation(
+    flow: ConfirmationFlow, request_id: str, result: Mapping[str, Any]
+) -> ConfirmationRequest:
+    """Answer ``request_id`` with an MCP elicitation result: ``action`` ``accept`` (with
+    ``content``), ``decline`` or ``cancel`` map one to one onto the flow's decisions."""
+    action = result.get("action")
+    if action not in DECISIONS:
+        raise ConfirmationError(f"unknown elicitation action {action!r}")
+    choice = None
+    choose = flow.request(request_id).question.choose
+    if action == "accept" and choose is not None:
+        content = result.get("content") or {}
+        choice = content.get(choose) if isinstance(content, Mapping) else None
+    return flow.answer(request_id, action, choice=choice, by="mcp_elicitation")
