@@ -418,6 +418,14 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         "规则 secret_needs_grant 按文件名模式匹配（.env、.env.*、*.pem……），"
         "不是看名字里有没有 env。",
     ),
+    _may(
+        "secret_needs_grant：路径里绕一圈经过 .env",
+        _scope(paths=["."], grants=["read"]),
+        _read("notes/.env/../todo.md"),
+        _refused("secret_needs_grant"),
+        "规则 secret_needs_grant 看的是调用给出的原路径的每一段：notes/.env/../todo.md"
+        " 里有一段叫 .env，规范化以后才看不见它；所以用 is_secret_path(原路径)。",
+    ),
     # -- priorities between rules
     _may(
         "类别先于范围：只读任务写到别的仓库",
