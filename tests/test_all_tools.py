@@ -25,6 +25,12 @@ from jsonschema import Draft202012Validator
 
 from tools.notebooks import ROOT
 from tutorial_lib.agent.outbound import HTTP_SEND_SPEC, OutboundGateway, http_send_spec
+from tutorial_lib.core.confirmation import (
+    ConfirmationFlow,
+    Question,
+    confirmation_station,
+    run_approved,
+)
 from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
 from tutorial_lib.core.road import call_tool
 from tutorial_lib.core.tools import Registry, ToolSpec
@@ -323,6 +329,21 @@ def list_comments_with_a_forged_cursor(tools: Registry) -> Any:
     return call_tool(tools, "github_pr_list_comments", args | {"cursor": forged})
 
 
+def confirmation_codes(tools: Registry) -> dict[str, Any]:
+    """read_lines behind chapter 07's confirmation station: the first call asks the user
+    (confirmation_required); once the approval was used, running it again is refused
+    (approval_invalid)."""
+    flow = ConfirmationFlow("all-tools", clock=lambda: 0.0)
+    station = confirmation_station(flow, lambda call: Question("Read notes.txt?"))
+    args = {"path": "notes.txt", "start": 1, "count": 1}
+    asked = call_tool(tools, "read_lines", args, stations=[station])
+    request_id = flow.requests[-1].request_id
+    flow.answer(request_id, "accept")
+    assert run_approved(flow, request_id, tools, stations=[station])["ok"] is True
+    replayed = run_approved(flow, request_id, tools, stations=[station])
+    return {"confirmation_required": asked, "approval_invalid": replayed}
+
+
 def produce_every_code(
     root: Path, client: GitHubClient, monkeypatch: pytest.MonkeyPatch
 ) -> dict[str, Any]:
@@ -359,6 +380,7 @@ def produce_every_code(
         ),
         "unknown_tool": call_tool(tools, "github_repo_delete", {}),
         "invalid_cursor": list_comments_with_a_forged_cursor(tools),
+        **confirmation_codes(tools),
     }
     # Root reads files whatever their mode: inject the kernel's answer for one file instead.
     real_open = os.open

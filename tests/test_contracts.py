@@ -223,6 +223,7 @@ def test_every_read_lines_code_is_covered() -> None:
     other_tools |= {"unknown_tool"}  # the road (test_road.py)
     other_tools |= {"invalid_value"}  # search_files (test_search.py)
     other_tools |= {"invalid_cursor"}  # the paginated GitHub tools (test_pagination.py)
+    other_tools |= {"confirmation_required", "approval_invalid"}  # test_confirmation.py
     assert reachable == set(CATALOGUE) - other_tools
 
 
@@ -308,6 +309,8 @@ EXPECTED_STEPS = {
     "outcome_unknown": "verify_state",
     "invalid_value": "fix_input",
     "invalid_cursor": "fix_input",
+    "confirmation_required": "check_authorization",
+    "approval_invalid": "check_authorization",
 }
 
 

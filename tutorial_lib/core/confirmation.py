@@ -281,14 +281,16 @@ class ConfirmationFlow:
             approved_arguments=MappingProxyType(approved),
             digest=approval_digest(request.tool, approved),
         )
-        return self._store(answered, "accepted")
+        return self._store(answered, "accepted", at=now)
 
     def consume(self, tool: str, arguments: Mapping[str, Any]) -> ConfirmationRequest | None:
         """Use the approval for exactly this call, once: ``accepted`` -> ``executed``.
 
-        Returns None when no request of this flow is about this tool at all; raises
-        ``approval_invalid`` when one is but cannot run it (used, expired, declined,
-        cancelled, still unanswered, or approved for other arguments).
+        Returns None when no approval covers this call and nothing stops a new question
+        (a cancelled question may be asked again; an approval for *other* arguments
+        covers nothing). Raises ``approval_invalid`` for an approval that was used or has
+        expired and for a call the user declined, ``confirmation_required`` while the
+        same call's question is still unanswered.
         """
         digest = approval_digest(tool, arguments)
         related = [r for r in self._requests.values() if r.tool == tool]
@@ -308,7 +310,9 @@ class ConfirmationFlow:
                 f"the approval {matching[-1].request_id} was {matching[-1].state} already:"
                 " one approval runs one call"
             )
-        pending = [r for r in related if r.state in ("prepared", "asked")]
+        # the same call as asked (before any choice was filled in)
+        asked = [r for r in related if approval_digest(tool, r.arguments) == digest]
+        pending = [r for r in asked if r.state in ("prepared", "asked")]
         if pending:
             raise ContractError(
                 "confirmation_required",
@@ -316,15 +320,8 @@ class ConfirmationFlow:
                 suggestion=_WAIT,
                 log={"request_id": pending[-1].request_id},
             )
-        refused = [r for r in related if r.state in ("declined", "cancelled")]
-        if refused and _plain(refused[-1].arguments) == _plain(arguments):
-            raise _invalid(f"the user {refused[-1].state} this call ({refused[-1].request_id})")
-        accepted = [r for r in related if r.state == "accepted"]
-        if accepted:
-            raise _invalid(
-                f"the approval {accepted[-1].request_id} is for other arguments: the"
-                " user did not approve these"
-            )
+        if asked and asked[-1].state == "declined":
+            raise _invalid(f"the user declined this call ({asked[-1].request_id})")
         return None
 
     def _move(
@@ -339,20 +336,30 @@ class ConfirmationFlow:
             raise ConfirmationError(f"{request.request_id} is {request.state}, not {expect[0]}")
         return self._store(replace(request, state=state), event)
 
-    def _store(self, request: ConfirmationRequest, event: str) -> ConfirmationRequest:
+    def _store(
+        self, request: ConfirmationRequest, event: str, *, at: float | None = None
+    ) -> ConfirmationRequest:
         self._requests[request.request_id] = request
-        self._record(request, event)
+        self._record(request, event, at=at)
         return request
 
-    def _record(self, request: ConfirmationRequest, event: str, detail: str | None = None) -> None:
+    def _record(
+        self,
+        request: ConfirmationRequest,
+        event: str,
+        detail: str | None = None,
+        *,
+        state: str | None = None,
+        at: float | None = None,
+    ) -> None:
         self._audit.append(
             AuditRecord(
                 seq=len(self._audit) + 1,
-                at=self.clock(),
+                at=self.clock() if at is None else at,
                 session=self.session,
                 request_id=request.request_id,
                 event=event,
-                state=request.state,
+                state=state or request.state,
                 tool=request.tool,
                 arguments_digest=request.digest or approval_digest(request.tool, request.arguments),
                 question=request.question.text,
@@ -366,22 +373,23 @@ class ConfirmationFlow:
 
     def record_refusal(self, tool: str, arguments: Mapping[str, Any], question: Question) -> None:
         """Audit a call refused for formal approval (no request is created for it)."""
+        number = sum(record.event == "refused_formal" for record in self._audit) + 1
         request = ConfirmationRequest(
-            f"{self.session}-formal",
+            f"{self.session}-formal-{number}",
             tool,
-            MappingProxyType(dict(arguments)),
+            MappingProxyType(_plain(arguments)),
             question,
             self.session,
         )
-        self._record(request, "refused_formal", question.formal)
+        self._record(request, "refused_formal", question.formal, state="refused")
 
 
 #: Why an approval cannot run a call, in the order :func:`approval_problem` checks.
 APPROVAL_PROBLEMS: tuple[str, ...] = (
     "other_session",
     "other_tool",
-    "not_accepted",
     "used",
+    "not_accepted",
     "expired",
     "other_arguments",
 )
@@ -449,6 +457,15 @@ def confirmation_station(
         if flow.consume(tool, arguments) is not None:
             return
         request = flow.ask(flow.prepare(tool, arguments, question).request_id)
+        other = [r for r in flow.requests if r.tool == tool and r.state == "accepted"]
+        if other:
+            raise ContractError(
+                "approval_invalid",
+                f"the approval {other[-1].request_id} is for other arguments: the user did"
+                f" not approve these; they are asked as question {request.request_id}",
+                suggestion=_WAIT,
+                log={"request_id": request.request_id},
+            )
         raise ContractError(
             "confirmation_required",
             f"'{tool}' needs the user's answer first: question {request.request_id}",

@@ -1,0 +1,999 @@
+"""Chapter 07's confirmation station: the user's answer approves one exact call, once.
+
+What these tests prove about :mod:`tutorial_lib.core.confirmation`:
+
+1. **The state machine** (prepared -> asked -> accepted | declined | cancelled, then
+   executed or expired) allows only its own transitions, writes one audit record per
+   transition (what was asked and shown, who answered, when, the decision, the digest of
+   the arguments) that parses back from JSON Lines, and raises ConfirmationError for a
+   second answer, an unknown request, a choice that is not a candidate, or an accept
+   without a choice. :func:`approval_digest` changes with every argument and ignores key
+   order and the kind of mapping.
+2. **On the road**, with ``deploy_release``: the first call ends ``confirmation_required``
+   (``not_applied``, nothing deployed); the user's choice fills the open argument;
+   :func:`run_approved` runs the approved call once, and a replay, a changed argument, an
+   expired approval or another session's flow is refused with ``approval_invalid`` (or a
+   question of its own). An argument the model adds (``confirm: true``) never reaches the
+   station, a policy returning None lets the call run directly, and a question that needs
+   formal approval (a production deploy) is refused and audited without a request.
+3. **As a property** (a hypothesis state machine over asks, answers, runs with approved
+   or altered arguments and clock jumps): no request executes more than once, every
+   deploy belongs to exactly one executed request, and a declined, cancelled or expired
+   request never executes.
+4. **The other front ends**: :func:`ask_in_terminal` with a scripted terminal (silence
+   and nonsense are never consent), and the MCP elicitation mapping (a flat schema,
+   nothing preselected; accept / decline / cancel one to one).
+5. **With the real emulator**: chapter 05's ``github_pr_create_comment`` behind the
+   station, its POST committed and then timed out: after the user accepts, one
+   :func:`run_approved` leaves exactly one comment (the read-back finds it), and a
+   second one stores nothing more.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from jsonschema import Draft202012Validator
+
+from tutorial_lib.core.confirmation import (
+    APPROVAL_PROBLEMS,
+    DECISIONS,
+    REQUEST_STATES,
+    ConfirmationError,
+    ConfirmationFlow,
+    ConfirmationPolicy,
+    ConfirmationRequest,
+    Decision,
+    Question,
+    answer_from_elicitation,
+    approval_digest,
+    approval_problem,
+    ask_in_terminal,
+    confirmation_station,
+    elicitation_request,
+    run_approved,
+)
+from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, Envelope, LogRecord
+from tutorial_lib.core.road import PendingCall, Station, StepClock, call_tool
+from tutorial_lib.core.tools import Registry
+from tutorial_lib.emulator.faults import FaultPlan
+from tutorial_lib.emulator.fixtures import build_store
+from tutorial_lib.emulator.service import serve_in_process
+from tutorial_lib.examples.deploy import ENVIRONMENTS, Deployments, deploy_spec
+from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.writes import (
+    WriteContext,
+    find_marked,
+    write_status,
+    write_tool_specs,
+)
+
+ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
+DEPLOY = "deploy_release"
+STAGING = {"environment": "staging", "version": "v2.4.1"}
+PRODUCTION = {"environment": "production", "version": "v2.4.1"}
+TTL_S = 60.0
+CHANGE_REQUEST = "a change request signed off by the release board"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+@dataclass
+class ManualClock:
+    """A clock that stands still until a test moves it (seconds)."""
+
+    now: float = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def deploy_policy(*, formal_production: bool = True) -> ConfirmationPolicy:
+    """Every deploy asks which environment (both candidates, none preselected); with
+    ``formal_production`` a production deploy needs a change request instead."""
+
+    def policy(call: PendingCall) -> Question | None:
+        environment, version = call.arguments["environment"], call.arguments["version"]
+        if formal_production and environment == "production":
+            return Question(
+                f"Deploy {version} to production?",
+                shown={"where": "production", "version": version},
+                formal=CHANGE_REQUEST,
+            )
+        return Question(
+            f"Where should {version} be deployed?",
+            shown={"version": version, "impact": "users of that environment run it"},
+            choose="environment",
+            candidates=ENVIRONMENTS,
+        )
+
+    return policy
+
+
+@dataclass
+class DeployWorld:
+    """One session: the flow, its station, the deploy tool and what it deployed."""
+
+    flow: ConfirmationFlow
+    clock: ManualClock
+    deployments: Deployments
+    registry: Registry
+    station: Station
+    log: list[LogRecord] = field(default_factory=list)
+
+    def call(self, args: Any, *, stations: tuple[Station, ...] | None = None) -> Envelope:
+        """The model's call of ``deploy_release``, on the road with this session's station."""
+        result = call_tool(
+            self.registry,
+            DEPLOY,
+            args,
+            stations=(self.station,) if stations is None else stations,
+            log=self.log,
+            clock=StepClock(),
+        )
+        ENVELOPE.validate(result)
+        return result
+
+    def run(self, request_id: str, *, stations: tuple[Station, ...] | None = None) -> Envelope:
+        """The host runs what ``request_id`` approved (through this session's station)."""
+        result = run_approved(
+            self.flow,
+            request_id,
+            self.registry,
+            stations=(self.station,) if stations is None else stations,
+            log=self.log,
+            clock=StepClock(),
+        )
+        ENVELOPE.validate(result)
+        return result
+
+    def asked(self) -> ConfirmationRequest:
+        """The newest request (the one the last call asked)."""
+        return self.flow.requests[-1]
+
+
+def deploy_world(
+    policy: ConfirmationPolicy | None = None,
+    *,
+    session: str = "s1",
+    ttl_s: float = TTL_S,
+    deployments: Deployments | None = None,
+) -> DeployWorld:
+    clock = ManualClock()
+    flow = ConfirmationFlow(session, clock=clock, ttl_s=ttl_s)
+    deployments = Deployments() if deployments is None else deployments
+    station = confirmation_station(flow, deploy_policy() if policy is None else policy)
+    registry = Registry([deploy_spec(deployments)])
+    return DeployWorld(flow, clock, deployments, registry, station)
+
+
+def asked_flow(question: Question | None = None) -> tuple[ConfirmationFlow, ManualClock, str]:
+    """A flow with one request in state ``asked`` (a deploy question with candidates)."""
+    clock = ManualClock()
+    flow = ConfirmationFlow("s1", clock=clock, ttl_s=TTL_S)
+    question = question or Question(
+        "Where should v2.4.1 be deployed?",
+        shown={"version": "v2.4.1"},
+        choose="environment",
+        candidates=ENVIRONMENTS,
+    )
+    request = flow.prepare(DEPLOY, STAGING, question)
+    flow.ask(request.request_id)
+    return flow, clock, request.request_id
+
+
+def error_of(result: Envelope) -> Mapping[str, Any]:
+    assert result["ok"] is False, result
+    return result["error"]
+
+
+def events(flow: ConfirmationFlow) -> list[tuple[str, str]]:
+    return [(record.request_id, record.event) for record in flow.audit]
+
+
+# --------------------------------------------------------------------------- 1. state machine
+
+
+def test_an_accepted_question_walks_every_state_with_one_record_per_transition() -> None:
+    flow, clock, rid = asked_flow()
+    assert flow.request(rid).state == "asked"
+    clock.advance(5)
+    accepted = flow.answer(rid, "accept", choice="production", by="alice")
+    assert accepted.state == "accepted" and accepted.decision == "accept"
+    assert accepted.choice == "production" and accepted.answered_by == "alice"
+    assert accepted.expires_at == clock.now + TTL_S
+    assert dict(accepted.approved_arguments or {}) == STAGING | {"environment": "production"}
+    assert accepted.digest == approval_digest(DEPLOY, PRODUCTION)
+    assert dict(accepted.arguments) == STAGING  # the model's call is kept as it was made
+    clock.advance(1)
+    executed = flow.consume(DEPLOY, PRODUCTION)
+    assert executed is not None and executed.state == "executed"
+    assert [r.event for r in flow.audit] == ["prepared", "asked", "accepted", "executed"]
+    assert [r.state for r in flow.audit] == ["prepared", "asked", "accepted", "executed"]
+    assert [r.seq for r in flow.audit] == [1, 2, 3, 4]
+    assert all(r.state in REQUEST_STATES for r in flow.audit)
+    prepared, asked, answered, ran = flow.audit
+    assert prepared.at == asked.at == 1000.0 and answered.at == 1005.0 and ran.at == 1006.0
+    assert prepared.arguments_digest == approval_digest(DEPLOY, STAGING)
+    assert answered.arguments_digest == ran.arguments_digest == accepted.digest
+    assert (answered.by, answered.decision, answered.choice) == ("alice", "accept", "production")
+    assert prepared.by is None and prepared.decision is None
+    assert all(r.question == "Where should v2.4.1 be deployed?" for r in flow.audit)
+    assert all(dict(r.shown) == {"version": "v2.4.1"} for r in flow.audit)
+    assert {r.session for r in flow.audit} == {"s1"}
+
+
+def test_the_audit_log_is_json_lines_that_parse_back() -> None:
+    flow, clock, rid = asked_flow()
+    flow.answer(rid, "decline", by="bob")
+    lines = flow.audit_jsonl().splitlines()
+    assert len(lines) == len(flow.audit) == 3
+    parsed = [json.loads(line) for line in lines]
+    for record, back in zip(flow.audit, parsed, strict=True):
+        assert back == {**record.__dict__, "shown": dict(record.shown)}
+        assert list(back) == sorted(back)  # keys sorted
+    last = parsed[-1]
+    assert last["event"] == "declined" and last["decision"] == "decline" and last["by"] == "bob"
+    assert last["question"] == "Where should v2.4.1 be deployed?"
+    assert last["shown"] == {"version": "v2.4.1"} and last["at"] == clock.now
+    assert last["arguments_digest"] == approval_digest(DEPLOY, STAGING)
+    assert flow.audit_jsonl().endswith("\n")
+
+
+def test_a_declined_call_stays_refused_and_never_executes() -> None:
+    flow, _, rid = asked_flow()
+    answered = flow.answer(rid, "decline", choice="staging")
+    assert (answered.state, answered.decision) == ("declined", "decline")
+    assert answered.approved_arguments is None and answered.digest is None
+    assert answered.expires_at is None
+    for _ in range(2):  # the declined call stays refused: it is not asked again
+        with pytest.raises(ContractError) as caught:
+            flow.consume(DEPLOY, STAGING)
+        assert caught.value.code == "approval_invalid"
+    assert flow.consume(DEPLOY, PRODUCTION) is None  # other arguments: no approval at all
+    assert flow.request(rid).state == "declined"
+    assert "executed" not in [r.event for r in flow.audit]
+    with pytest.raises(ConfirmationError):
+        flow.answer(rid, "accept", choice="staging")
+
+
+def test_a_cancelled_question_approves_nothing_and_may_be_asked_again() -> None:
+    flow, _, rid = asked_flow()
+    answered = flow.answer(rid, "cancel", choice="staging")
+    assert (answered.state, answered.decision) == ("cancelled", "cancel")
+    assert answered.approved_arguments is None and answered.digest is None
+    for arguments in (STAGING, PRODUCTION):
+        assert flow.consume(DEPLOY, arguments) is None  # nothing covers it: ask again
+    assert flow.request(rid).state == "cancelled"
+    assert "executed" not in [r.event for r in flow.audit]
+    with pytest.raises(ConfirmationError):
+        flow.answer(rid, "accept", choice="staging")
+
+
+def test_the_machine_refuses_every_transition_it_does_not_allow() -> None:
+    flow, _, rid = asked_flow()
+    audit_before = flow.audit
+    with pytest.raises(ConfirmationError, match="choose one of"):
+        flow.answer(rid, "accept")  # candidates exist: no choice is no answer
+    with pytest.raises(ConfirmationError, match="choose one of"):
+        flow.answer(rid, "accept", choice="qa")  # not a candidate
+    with pytest.raises(ConfirmationError, match="unknown decision"):
+        flow.answer(rid, "yes")  # type: ignore[arg-type]
+    with pytest.raises(ConfirmationError, match="no confirmation request"):
+        flow.answer("s1-99", "accept", choice="staging")
+    with pytest.raises(ConfirmationError):
+        flow.request("s2-1")
+    with pytest.raises(ConfirmationError):
+        flow.ask(rid)  # asked already
+    assert flow.audit == audit_before and flow.request(rid).state == "asked"
+    flow.answer(rid, "accept", choice="staging")
+    for decision in DECISIONS:  # answering twice, whatever the second answer
+        with pytest.raises(ConfirmationError, match="answered already"):
+            flow.answer(rid, decision, choice="production")
+    assert flow.request(rid).choice == "staging"
+    assert len(flow.audit) == len(audit_before) + 1
+
+
+def test_a_request_that_was_never_asked_cannot_be_answered() -> None:
+    flow = ConfirmationFlow("s1", clock=ManualClock())
+    request = flow.prepare(DEPLOY, STAGING, Question("Deploy?"))
+    assert request.state == "prepared"
+    with pytest.raises(ConfirmationError, match="never asked"):
+        flow.answer(request.request_id, "accept")
+
+
+def test_a_question_without_candidates_is_accepted_without_a_choice() -> None:
+    flow, _, rid = asked_flow(Question("Deploy v2.4.1 to staging?"))
+    accepted = flow.answer(rid, "accept")
+    assert accepted.choice is None and dict(accepted.approved_arguments or {}) == STAGING
+    assert accepted.digest == approval_digest(DEPLOY, STAGING)
+
+
+def test_request_ids_are_unique_and_the_ttl_must_be_positive() -> None:
+    flow = ConfirmationFlow("s7", clock=ManualClock())
+    ids = [flow.prepare(DEPLOY, STAGING, Question("q")).request_id for _ in range(3)]
+    assert ids == ["s7-1", "s7-2", "s7-3"]
+    assert [r.request_id for r in flow.requests] == ids
+    for ttl in (0.0, -1.0):
+        with pytest.raises(ValueError):
+            ConfirmationFlow("s", clock=ManualClock(), ttl_s=ttl)
+
+
+def test_the_prepared_arguments_are_a_read_only_copy() -> None:
+    arguments = {"environment": "staging", "version": "v2.4.1"}
+    flow = ConfirmationFlow("s1", clock=ManualClock())
+    request = flow.prepare(DEPLOY, arguments, Question("q"))
+    arguments["version"] = "v9.9.9"  # the caller's dict changes afterwards
+    assert request.arguments["version"] == "v2.4.1"
+    with pytest.raises(TypeError):
+        request.arguments["version"] = "v9.9.9"  # type: ignore[index]
+
+
+def test_approval_problem_names_each_reason_an_approval_cannot_run() -> None:
+    flow, clock, rid = asked_flow()
+    asked = flow.request(rid)
+    assert approval_problem(asked, DEPLOY, STAGING, session="s1", now=clock.now) == "not_accepted"
+    accepted = flow.answer(rid, "accept", choice="staging")
+    end = accepted.expires_at
+    assert end is not None
+
+    def problem(
+        tool: str = DEPLOY,
+        args: Mapping[str, Any] = STAGING,
+        *,
+        request: ConfirmationRequest = accepted,
+        session: str = "s1",
+        now: float = clock.now,
+    ) -> str | None:
+        return approval_problem(request, tool, args, session=session, now=now)
+
+    assert problem() is None
+    assert problem(now=end) is None  # up to and including expires_at is in time
+    assert problem(now=end + 0.001) == "expired"
+    assert problem(session="s2") == "other_session"
+    assert problem(tool="http_send") == "other_tool"
+    assert problem(args=STAGING | {"version": "v2.4.2"}) == "other_arguments"
+    executed = flow.consume(DEPLOY, STAGING)
+    assert executed is not None
+    assert problem(request=executed) == "used"
+    reasons = {
+        problem(session="s2"),
+        problem(tool="other"),
+        problem(request=asked),
+        problem(request=executed),
+        problem(now=end + 1),
+        problem(args=PRODUCTION),
+    }
+    assert reasons == set(APPROVAL_PROBLEMS)
+
+
+# --------------------------------------------------------------------------- 1b. the digest
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+argument_maps = st.dictionaries(st.text(min_size=1, max_size=6), json_values, max_size=5)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(arguments=argument_maps, key=st.text(min_size=1, max_size=6), value=json_values)
+def test_any_change_of_any_argument_changes_the_digest(
+    arguments: dict[str, Any], key: str, value: Any
+) -> None:
+    digest = approval_digest(DEPLOY, arguments)
+    assert digest.startswith("sha256:") and len(digest) == len("sha256:") + 64
+    changed = arguments | {key: value}
+    if _canonical(changed) != _canonical(arguments):
+        assert approval_digest(DEPLOY, changed) != digest
+    if arguments:
+        first = next(iter(arguments))
+        fewer = {k: v for k, v in arguments.items() if k != first}
+        assert approval_digest(DEPLOY, fewer) != digest
+    assert approval_digest("deploy_release_v2", arguments) != digest
+
+
+@settings(max_examples=150, deadline=None)
+@given(arguments=argument_maps)
+def test_the_digest_ignores_key_order_and_the_kind_of_mapping(arguments: dict[str, Any]) -> None:
+    digest = approval_digest(DEPLOY, arguments)
+    reordered = dict(reversed(list(arguments.items())))
+    assert approval_digest(DEPLOY, reordered) == digest
+    assert approval_digest(DEPLOY, MappingProxyType(arguments)) == digest
+    deep = MappingProxyType(
+        {k: MappingProxyType(v) if isinstance(v, dict) else v for k, v in reordered.items()}
+    )
+    assert approval_digest(DEPLOY, deep) == digest
+
+
+def test_a_tuple_and_a_list_give_one_digest_and_validated_arguments_match() -> None:
+    assert approval_digest("t", {"ids": (1, 2)}) == approval_digest("t", {"ids": [1, 2]})
+    assert approval_digest(DEPLOY, MappingProxyType(dict(STAGING))) == approval_digest(
+        DEPLOY, STAGING
+    )
+    assert approval_digest(DEPLOY, STAGING) != approval_digest(DEPLOY, PRODUCTION)
+    assert approval_digest("t", {"n": 1}) != approval_digest("t", {"n": True})
+    assert approval_digest("t", {"n": 1}) != approval_digest("t", {"n": "1"})
+
+
+# --------------------------------------------------------------------------- 2. on the road
+
+
+def test_the_first_call_asks_the_user_and_deploys_nothing() -> None:
+    world = deploy_world()
+    result = world.call(STAGING)
+    error = error_of(result)
+    assert error["code"] == "confirmation_required"
+    assert error["retry"] == "after_authorization"
+    assert error["operation_state"] == "not_applied"
+    assert world.deployments.done == []
+    (request,) = world.flow.requests
+    assert request.state == "asked" and request.request_id in error["message"]
+    assert request.choice is None and request.approved_arguments is None  # nothing chosen
+    assert request.question.candidates == ENVIRONMENTS
+    record = world.log[-1]
+    assert (record.station, record.outcome, record.operation_state) == (
+        "confirmation",
+        "confirmation_required",
+        "not_applied",
+    )
+    assert record.details == {"request_id": request.request_id}
+    assert "request_id" not in json.dumps(result)  # the host's id stays out of the envelope
+    # calling again while the user decides asks nothing new and runs nothing
+    again = world.call(STAGING)
+    assert error_of(again)["code"] == "confirmation_required"
+    assert len(world.flow.requests) == 1 and world.deployments.done == []
+    assert [e for _, e in events(world.flow)] == ["prepared", "asked"]
+
+
+def test_the_users_choice_fills_the_argument_and_runs_exactly_once() -> None:
+    world = deploy_world(deploy_policy(formal_production=False))
+    world.call(STAGING)  # the model guessed staging; the user decides
+    rid = world.asked().request_id
+    world.flow.answer(rid, "accept", choice="production")
+    result = world.run(rid)
+    assert result["ok"] is True
+    assert result["data"] == {"environment": "production", "version": "v2.4.1", "deploy": 1}
+    assert world.deployments.done == [("production", "v2.4.1")]
+    assert world.flow.request(rid).state == "executed"
+    replay = world.run(rid)  # a second click, a replay
+    error = error_of(replay)
+    assert (error["code"], error["operation_state"]) == ("approval_invalid", "not_applied")
+    assert error["retry"] == "after_authorization"
+    assert world.deployments.done == [("production", "v2.4.1")]
+    assert world.log[-1].station == "confirmation"
+    assert [e for _, e in events(world.flow)] == ["prepared", "asked", "accepted", "executed"]
+
+
+def test_a_changed_argument_is_not_what_the_user_approved() -> None:
+    world = deploy_world()
+    world.call(STAGING)
+    rid = world.asked().request_id
+    world.flow.answer(rid, "accept", choice="staging")
+    for altered in (STAGING | {"version": "v2.4.2"}, STAGING | {"version": "v2.4.10"}):
+        error = error_of(world.call(altered))
+        assert (error["code"], error["operation_state"]) == ("approval_invalid", "not_applied")
+        # the altered call is not approved: it becomes a question of its own
+        question = world.asked()
+        assert question.state == "asked" and dict(question.arguments) == altered
+        assert question.request_id in error["message"]
+        assert world.log[-1].details == {"request_id": question.request_id}
+    assert world.deployments.done == []
+    assert world.flow.request(rid).state == "accepted"  # the approval is untouched
+    assert world.run(rid)["ok"] is True  # the approved call itself is still good, once
+    assert world.deployments.done == [("staging", "v2.4.1")]
+
+
+def test_an_approval_is_good_until_its_expiry_and_not_a_moment_later() -> None:
+    world = deploy_world()
+    world.call(STAGING)
+    rid = world.asked().request_id
+    world.flow.answer(rid, "accept", choice="staging")
+    world.clock.advance(TTL_S)
+    assert world.run(rid)["ok"] is True  # exactly at expires_at: in time
+
+    late = deploy_world()
+    late.call(STAGING)
+    rid = late.asked().request_id
+    late.flow.answer(rid, "accept", choice="staging")
+    late.clock.advance(TTL_S + 0.5)
+    error = error_of(late.run(rid))
+    assert (error["code"], error["operation_state"]) == ("approval_invalid", "not_applied")
+    assert "expired" in error["message"]
+    assert late.flow.request(rid).state == "expired"
+    assert late.flow.audit[-1].event == "expired"
+    assert error_of(late.run(rid))["code"] == "approval_invalid"  # and stays refused
+    assert late.deployments.done == []
+
+
+def test_another_sessions_flow_cannot_use_the_approval() -> None:
+    mine = deploy_world(session="s1")
+    theirs = deploy_world(session="s2", deployments=mine.deployments)
+    theirs.registry = mine.registry  # one tool, one set of deployments, two sessions
+    mine.call(STAGING)
+    rid = mine.asked().request_id
+    accepted = mine.flow.answer(rid, "accept", choice="staging")
+    # the other session runs the approved call through ITS station: its own question
+    result = run_approved(mine.flow, rid, mine.registry, stations=(theirs.station,))
+    assert error_of(result)["code"] == "confirmation_required"
+    assert mine.deployments.done == []
+    assert mine.flow.request(rid).state == "accepted"  # untouched, still single use
+    (other,) = theirs.flow.requests
+    assert other.session == "s2" and other.state == "asked"
+    with pytest.raises(ConfirmationError):
+        theirs.flow.request(rid)
+    assert approval_problem(accepted, DEPLOY, STAGING, session="s2", now=0.0) == "other_session"
+    assert mine.run(rid)["ok"] is True and mine.deployments.done == [("staging", "v2.4.1")]
+
+
+@pytest.mark.parametrize("extra", [{"confirm": True}, {"approved": True}, {"confirm": "yes"}])
+def test_a_confirm_argument_from_the_model_is_refused_and_approves_nothing(
+    extra: dict[str, Any],
+) -> None:
+    world = deploy_world()
+    error = error_of(world.call(STAGING | extra))
+    assert error["code"] == "unknown_field" and error["field"] == next(iter(extra))
+    assert world.log[-1].station == "schema_check"
+    assert world.flow.requests == () and world.flow.audit == ()
+    assert world.deployments.done == []
+    # and it does not turn the question that follows into an approval either
+    assert error_of(world.call(STAGING))["code"] == "confirmation_required"
+    assert world.asked().state == "asked" and world.deployments.done == []
+
+
+def test_a_call_the_policy_lets_through_runs_directly() -> None:
+    world = deploy_world(lambda call: None)
+    result = world.call(STAGING)
+    assert result["ok"] is True and world.deployments.done == [("staging", "v2.4.1")]
+    assert world.flow.requests == () and world.flow.audit == ()
+    assert world.log[-1].station == "execution"
+
+
+def test_a_formal_question_is_refused_without_a_request_and_audited() -> None:
+    world = deploy_world()
+    for attempt in (1, 2):
+        error = error_of(world.call(PRODUCTION))
+        assert (error["code"], error["operation_state"]) == ("confirmation_required", "not_applied")
+        assert error["retry"] == "after_authorization"
+        assert CHANGE_REQUEST in error["message"]
+        assert world.flow.requests == ()  # nothing the user could click
+        assert len(world.flow.audit) == attempt
+    assert world.deployments.done == []
+    record = world.flow.audit[-1]
+    assert record.event == "refused_formal" and record.detail == CHANGE_REQUEST
+    assert record.tool == DEPLOY and record.question == "Deploy v2.4.1 to production?"
+    assert dict(record.shown) == {"where": "production", "version": "v2.4.1"}
+    assert record.arguments_digest == approval_digest(DEPLOY, PRODUCTION)
+    assert json.loads(record.to_json())["event"] == "refused_formal"
+
+
+def test_choosing_production_in_a_question_still_meets_the_formal_gate() -> None:
+    world = deploy_world()
+    world.call(STAGING)
+    rid = world.asked().request_id
+    world.flow.answer(rid, "accept", choice="production")
+    error = error_of(world.run(rid))
+    assert error["code"] == "confirmation_required" and CHANGE_REQUEST in error["message"]
+    assert world.deployments.done == [] and world.flow.request(rid).state == "accepted"
+    assert world.flow.audit[-1].event == "refused_formal"
+
+
+@pytest.mark.parametrize(
+    ("decision", "code", "questions"),
+    [
+        (None, "confirmation_required", 1),  # still waiting: the same question
+        ("decline", "approval_invalid", 1),  # declined: refused, never asked again
+        ("cancel", "confirmation_required", 2),  # cancelled: asked once more, no more
+    ],
+)
+def test_run_approved_of_a_request_not_accepted_runs_nothing(
+    decision: Decision | None, code: str, questions: int
+) -> None:
+    world = deploy_world()
+    world.call(STAGING)
+    rid = world.asked().request_id
+    if decision is not None:
+        world.flow.answer(rid, decision)
+    for _ in range(2):
+        assert error_of(world.run(rid))["code"] == code
+        assert error_of(world.call(STAGING))["code"] == code
+    assert world.deployments.done == [] and len(world.flow.requests) == questions
+    final = {None: "asked", "decline": "declined", "cancel": "cancelled"}[decision]
+    assert world.flow.request(rid).state == final
+    assert "executed" not in [r.event for r in world.flow.audit]
+
+
+def test_after_an_executed_approval_a_new_call_gets_a_new_question() -> None:
+    world = deploy_world()
+    world.call(STAGING)
+    first = world.asked().request_id
+    world.flow.answer(first, "accept", choice="staging")
+    assert world.run(first)["ok"] is True
+    newer = STAGING | {"version": "v2.5.0"}
+    assert error_of(world.call(newer))["code"] == "confirmation_required"
+    second = world.asked()
+    assert second.request_id != first and dict(second.arguments) == newer
+    assert error_of(world.call(STAGING))["code"] == "approval_invalid"  # one approval, one run
+    assert world.deployments.done == [("staging", "v2.4.1")]
+
+
+# --------------------------------------------------------------------------- 3. property
+
+VERSIONS = ("v2.4.1", "v2.4.2", "v3.0.0")
+CHOICES = (*ENVIRONMENTS, "qa", None)
+
+
+class ConfirmationMachine(RuleBasedStateMachine):
+    """Any interleaving of the model's calls, the user's answers, the host's runs (with the
+    approved or altered arguments) and clock jumps, checked against the audit log."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.world = deploy_world()
+
+    @property
+    def flow(self) -> ConfirmationFlow:
+        return self.world.flow
+
+    def pick(self, index: int) -> ConfirmationRequest:
+        return self.flow.requests[index % len(self.flow.requests)]
+
+    def _ran_at_most_once(self, before: int, result: Envelope) -> None:
+        after = len(self.world.deployments.done)
+        assert after - before == (1 if result["ok"] else 0)
+
+    @rule(environment=st.sampled_from(ENVIRONMENTS), version=st.sampled_from(VERSIONS))
+    def model_calls(self, environment: str, version: str) -> None:
+        before = len(self.world.deployments.done)
+        self._ran_at_most_once(
+            before, self.world.call({"environment": environment, "version": version})
+        )
+
+    @precondition(lambda self: bool(self.flow.requests))
+    @rule(
+        index=st.integers(0, 20),
+        decision=st.sampled_from(DECISIONS),
+        choice=st.sampled_from(CHOICES),
+    )
+    def user_answers(self, index: int, decision: Decision, choice: str | None) -> None:
+        request = self.pick(index)
+        audit = len(self.flow.audit)
+        try:
+            answered = self.flow.answer(request.request_id, decision, choice=choice)
+        except ConfirmationError:
+            assert self.flow.request(request.request_id) == request  # nothing changed
+            assert len(self.flow.audit) == audit
+            return
+        assert request.state == "asked" and answered.decision == decision
+        assert len(self.flow.audit) == audit + 1
+
+    @precondition(lambda self: any(r.state == "asked" for r in self.flow.requests))
+    @rule(index=st.integers(0, 20), choice=st.sampled_from(ENVIRONMENTS))
+    def user_accepts_an_open_question(self, index: int, choice: str) -> None:
+        # the common, well-formed answer (user_answers covers every other one)
+        waiting = [r for r in self.flow.requests if r.state == "asked"]
+        open_request = waiting[index % len(waiting)]
+        accepted = self.flow.answer(open_request.request_id, "accept", choice=choice)
+        assert accepted.state == "accepted" and accepted.expires_at is not None
+
+    @precondition(lambda self: bool(self.flow.requests))
+    @rule(index=st.integers(0, 20))
+    def host_runs_the_approval(self, index: int) -> None:
+        before = len(self.world.deployments.done)
+        self._ran_at_most_once(before, self.world.run(self.pick(index).request_id))
+
+    @precondition(lambda self: bool(self.flow.requests))
+    @rule(index=st.integers(0, 20), version=st.sampled_from(VERSIONS))
+    def someone_alters_the_arguments(self, index: int, version: str) -> None:
+        request = self.pick(index)
+        arguments = dict(request.approved_arguments or request.arguments) | {"version": version}
+        before = len(self.world.deployments.done)
+        self._ran_at_most_once(before, self.world.call(arguments))
+
+    @rule(seconds=st.sampled_from([0.0, 1.0, TTL_S / 2, TTL_S, TTL_S + 0.001, 10 * TTL_S]))
+    def clock_jumps(self, seconds: float) -> None:
+        self.world.clock.advance(seconds)
+
+    @invariant()
+    def each_request_executes_at_most_once_and_never_after_a_refusal(self) -> None:
+        history: dict[str, list[str]] = {}
+        for record in self.flow.audit:
+            history.setdefault(record.request_id, []).append(record.event)
+        for request_id, seen in history.items():
+            assert seen.count("executed") <= 1, (request_id, seen)
+            if {"declined", "cancelled", "expired"} & set(seen):
+                assert "executed" not in seen, (request_id, seen)
+            if "executed" in seen:
+                assert seen.index("accepted") < seen.index("executed")
+        for request in self.flow.requests:
+            if request.state in ("declined", "cancelled", "expired"):
+                assert "executed" not in history[request.request_id]
+
+    @invariant()
+    def every_deploy_is_one_executed_approval_in_time(self) -> None:
+        executed = [r for r in self.flow.audit if r.event == "executed"]
+        approved = []
+        for record in executed:
+            request = self.flow.request(record.request_id)
+            assert request.expires_at is not None and record.at <= request.expires_at
+            args = request.approved_arguments or {}
+            approved.append((args["environment"], args["version"]))
+        assert self.world.deployments.done == approved
+        assert all(env != "production" for env, _ in approved)  # the formal gate holds
+
+
+TestConfirmationMachine = ConfirmationMachine.TestCase
+TestConfirmationMachine.settings = settings(max_examples=120, stateful_step_count=30, deadline=None)
+
+
+# --------------------------------------------------------------------------- 4. front ends
+
+
+def scripted(replies: list[str]) -> tuple[Callable[[str], str], list[str], list[str]]:
+    """A terminal: ``read`` returns the replies in order; prompts and output are kept."""
+    queue = list(replies)
+    prompts: list[str] = []
+    written: list[str] = []
+
+    def read(prompt: str) -> str:
+        prompts.append(prompt)
+        return queue.pop(0)
+
+    return read, prompts, written
+
+
+@pytest.mark.parametrize(
+    ("replies", "choice"),
+    [(["1", "a"], "staging"), (["2", "accept"], "production"), ([" 2 ", " A "], "production")],
+)
+def test_the_terminal_accepts_a_numbered_choice(replies: list[str], choice: str) -> None:
+    flow, _, rid = asked_flow()
+    read, prompts, written = scripted(replies)
+    answered = ask_in_terminal(flow, rid, read=read, write=written.append)
+    assert (answered.state, answered.choice, answered.answered_by) == (
+        "accepted",
+        choice,
+        "terminal",
+    )
+    assert written[0] == "Where should v2.4.1 be deployed?"
+    assert "  version: v2.4.1" in written
+    assert written[-2:] == ["  1) staging", "  2) production"]  # numbered, none marked
+    assert prompts == ["choose a number: ", "accept, decline or cancel? [a/d/c]: "]
+
+
+def test_bad_numbers_three_times_cancel_the_question() -> None:
+    flow, _, rid = asked_flow()
+    read, prompts, written = scripted(["", "0", "3"])
+    answered = ask_in_terminal(flow, rid, read=read, write=written.append)
+    assert answered.state == "cancelled" and answered.choice is None
+    assert prompts == ["choose a number: "] * 3
+    assert written.count("  not one of the numbers above") == 3
+
+
+def test_unreadable_answers_are_never_consent() -> None:
+    flow, _, rid = asked_flow()
+    read, prompts, written = scripted(["1", "yes", "", "ad"])
+    answered = ask_in_terminal(flow, rid, read=read, write=written.append)
+    assert answered.state == "cancelled" and answered.decision == "cancel"
+    assert written.count("  type a, d or c") == 3 and len(prompts) == 4
+
+
+def test_bad_inputs_then_an_explicit_cancel() -> None:
+    flow, _, rid = asked_flow()
+    read, _, written = scripted(["x", "1", "maybe", "c"])
+    answered = ask_in_terminal(flow, rid, read=read, write=written.append)
+    assert answered.state == "cancelled" and answered.answered_by == "terminal"
+
+
+@pytest.mark.parametrize(
+    ("reply", "state"),
+    [("d", "declined"), ("Decline", "declined"), ("c", "cancelled"), ("a", "accepted")],
+)
+def test_a_question_without_candidates_asks_only_for_the_decision(reply: str, state: str) -> None:
+    flow, _, rid = asked_flow(Question("Deploy v2.4.1 to staging?", shown={"where": "staging"}))
+    read, prompts, written = scripted([reply])
+    answered = ask_in_terminal(flow, rid, read=read, write=written.append, attempts=1)
+    assert answered.state == state
+    assert prompts == ["accept, decline or cancel? [a/d/c]: "]
+    assert written == ["Deploy v2.4.1 to staging?", "  where: staging"]
+
+
+def test_the_terminal_cannot_answer_a_question_twice() -> None:
+    flow, _, rid = asked_flow()
+    flow.answer(rid, "decline")
+    read, _, written = scripted(["1", "a"])
+    with pytest.raises(ConfirmationError):
+        ask_in_terminal(flow, rid, read=read, write=written.append)
+    assert flow.request(rid).state == "declined"
+
+
+def _no_defaults(schema: Any) -> bool:
+    if isinstance(schema, dict):
+        return "default" not in schema and all(_no_defaults(v) for v in schema.values())
+    if isinstance(schema, list):
+        return all(_no_defaults(v) for v in schema)
+    return True
+
+
+def test_elicitation_gives_a_flat_schema_with_the_candidates_and_no_default() -> None:
+    flow, _, rid = asked_flow()
+    form = elicitation_request(flow.request(rid))
+    assert form["message"].splitlines() == ["Where should v2.4.1 be deployed?", "version: v2.4.1"]
+    schema = form["requestedSchema"]
+    assert schema == {
+        "type": "object",
+        "properties": {"environment": {"type": "string", "enum": list(ENVIRONMENTS)}},
+        "required": ["environment"],
+    }
+    Draft202012Validator.check_schema(schema)
+    assert all(
+        p["type"] in ("string", "number", "integer", "boolean")
+        for p in schema["properties"].values()
+    )
+    assert _no_defaults(form)  # nothing preselected
+    json.dumps(form)
+
+
+def test_elicitation_of_a_plain_yes_no_question_has_no_fields() -> None:
+    flow, _, rid = asked_flow(Question("Post this comment?", shown={"comment": "Looks good."}))
+    form = elicitation_request(flow.request(rid))
+    assert form["requestedSchema"] == {"type": "object", "properties": {}, "required": []}
+    assert form["message"] == "Post this comment?\ncomment: Looks good."
+
+
+@pytest.mark.parametrize(
+    ("result", "state", "choice"),
+    [
+        ({"action": "accept", "content": {"environment": "staging"}}, "accepted", "staging"),
+        ({"action": "accept", "content": {"environment": "production"}}, "accepted", "production"),
+        ({"action": "decline"}, "declined", None),
+        ({"action": "decline", "content": {"environment": "staging"}}, "declined", None),
+        ({"action": "cancel"}, "cancelled", None),
+    ],
+)
+def test_elicitation_results_map_one_to_one(
+    result: dict[str, Any], state: str, choice: str | None
+) -> None:
+    flow, _, rid = asked_flow()
+    answered = answer_from_elicitation(flow, rid, result)
+    assert (answered.state, answered.choice, answered.answered_by) == (
+        state,
+        choice,
+        "mcp_elicitation",
+    )
+    assert answered.decision == result["action"]
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        {"action": "dismiss"},
+        {"action": "ACCEPT", "content": {"environment": "staging"}},
+        {},
+        {"action": None},
+        {"action": "accept"},  # no content: no choice among the candidates
+        {"action": "accept", "content": {"environment": "qa"}},
+        {"action": "accept", "content": "staging"},
+    ],
+)
+def test_unknown_or_incomplete_elicitation_results_are_refused(result: dict[str, Any]) -> None:
+    flow, _, rid = asked_flow()
+    with pytest.raises(ConfirmationError):
+        answer_from_elicitation(flow, rid, result)
+    assert flow.request(rid).state == "asked" and len(flow.audit) == 2
+
+
+# --------------------------------------------------------------------------- 5. emulator
+
+REPO, PR = "example/shop", 128
+CREATE, STATUS = "github_pr_create_comment", "github_pr_get_comment_status"
+KEY = "review-128-confirmed-1"
+COMMENT = {
+    "repository": REPO,
+    "pr": PR,
+    "body": "Summary: the retry loop never stops on a 4xx.",
+    "idempotency_key": KEY,
+}
+
+
+def comment_policy(call: PendingCall) -> Question | None:
+    """Ask before every post (where, and the exact body); reads run directly."""
+    if call.tool.name != CREATE:
+        return None
+    where = f"{call.arguments['repository']} PR #{call.arguments['pr']}"
+    return Question(
+        f"Post this comment on {where}?",
+        shown={"where": where, "comment": call.arguments["body"]},
+    )
+
+
+@pytest.fixture
+def review() -> Iterator[tuple[Any, WriteContext, Registry]]:
+    plan = FaultPlan.parse("commit_then_timeout:0.5")  # stored, then the answer is lost
+    with (
+        serve_in_process(build_store(), faults=plan) as handle,
+        GitHubClient(handle.base_url, timeout_s=0.25, transport=handle.transport()) as client,
+    ):
+        context = WriteContext(client, sleep=lambda seconds: None)
+        yield handle, context, Registry(write_tool_specs(context))
+
+
+def test_a_confirmed_comment_lands_once_although_its_answer_was_lost(
+    review: tuple[Any, WriteContext, Registry],
+) -> None:
+    handle, context, registry = review
+    flow = ConfirmationFlow("review-1", clock=ManualClock())
+    stations = (confirmation_station(flow, comment_policy),)
+
+    def marked() -> list[Mapping[str, Any]]:
+        comments = [{"id": c.id, "body": c.body} for c in handle.store.issue_comments(REPO, PR)]
+        return find_marked(comments, KEY)
+
+    first = call_tool(registry, CREATE, COMMENT, stations=stations)
+    assert error_of(first)["code"] == "confirmation_required"
+    assert write_status(first) == "not_posted"
+    assert handle.requests == [] and context.events == []  # GitHub not even read
+    (request,) = flow.requests
+    assert dict(request.question.shown) == {
+        "where": "example/shop PR #128",
+        "comment": COMMENT["body"],
+    }
+    flow.answer(request.request_id, "accept", by="reviewer")
+
+    result = run_approved(flow, request.request_id, registry, stations=stations)
+    ENVELOPE.validate(result)
+    assert result["ok"] is True
+    assert write_status(result) == "already_posted"  # the lost answer, settled by read-back
+    assert result["data"]["evidence"] == "found_by_marker"
+    assert [r.method for r in handle.requests].count("POST") == 1
+    assert [e.step for e in context.events if e.step in ("post", "failure", "read_back")] == [
+        "post",
+        "failure",
+        "read_back",
+    ]
+    (comment,) = marked()
+    assert comment["id"] == result["data"]["comment_id"]
+    check = call_tool(
+        registry, STATUS, {"repository": REPO, "pr": PR, "idempotency_key": KEY}, stations=stations
+    )
+    assert check["ok"] is True and check["data"]["state"] == "posted"
+    assert check["data"]["comment_id"] == comment["id"]
+    assert flow.request(request.request_id).state == "executed"
+
+    requests_before = len(handle.requests)
+    comments_before = len(handle.store.issue_comments(REPO, PR))
+    again = run_approved(flow, request.request_id, registry, stations=stations)
+    assert error_of(again)["code"] == "approval_invalid"
+    assert write_status(again) == "not_posted"
+    assert len(handle.requests) == requests_before  # refused before GitHub
+    assert len(handle.store.issue_comments(REPO, PR)) == comments_before
+    assert len(marked()) == 1
+    assert [r.event for r in flow.audit] == ["prepared", "asked", "accepted", "executed"]
+    assert flow.audit[2].by == "reviewer"
+    assert all(dict(r.shown)["comment"] == COMMENT["body"] for r in flow.audit)
