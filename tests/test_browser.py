@@ -1,4 +1,4 @@
-"""Real-browser test: chapter 00 runs in JupyterLab and its quiz answers real clicks.
+"""Real-browser tests: chapters run in JupyterLab and their widgets answer real clicks.
 
 nbval proves the notebooks compute the right outputs; it cannot prove that a learner in
 JupyterLab sees a working quiz (the ipywidgets lab extension loads, the options react to a
@@ -12,6 +12,11 @@ Requirements: Debian's ``chromium`` and the ``playwright`` Python package of the
 
 A screenshot is saved to ``test-artifacts/browser/chapter00_quiz.png`` (pass or fail),
 next to a copy of the server log and the browser console.
+
+Chapter 07 gets the same treatment for its two open confirmations (section 10): choose a
+repository from a list with none selected and double-click "批准" (exactly one comment is
+stored, on the chosen repository), then "拒绝" on the second (nothing stored). Screenshots:
+``chapter07_confirm_before.png`` (after Run All) and ``chapter07_confirm_after.png``.
 """
 
 from __future__ import annotations
@@ -42,6 +47,13 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 CHAPTER_NOTEBOOK = PROJECT_ROOT / "notebooks" / "00_tool_contracts.ipynb"
 ARTIFACT_DIR = PROJECT_ROOT / "test-artifacts" / "browser"
 SCREENSHOT = ARTIFACT_DIR / "chapter00_quiz.png"
+CHAPTER07_NOTEBOOK = PROJECT_ROOT / "notebooks" / "07_user_confirmation.ipynb"
+SCREENSHOT_07_BEFORE = ARTIFACT_DIR / "chapter07_confirm_before.png"
+SCREENSHOT_07_AFTER = ARTIFACT_DIR / "chapter07_confirm_after.png"
+# Chapter 07's emulator before any click: comments on PR 128 of each candidate repository.
+COUNTS_BEFORE = {"example/shop": 10, "other/shop": 1}
+# The approve widget's status after the accepted post ran: the emulator's stored counts.
+COUNTS_LINE = re.compile(r"模拟器里的评论数 example/shop: (\d+)，other/shop: (\d+)")
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -209,6 +221,14 @@ def chapter() -> Path:
 
 
 @pytest.fixture
+def chapter07() -> Path:
+    """Chapter 07's committed notebook. Missing is a failure, never a skip."""
+    if not CHAPTER07_NOTEBOOK.is_file():
+        pytest.fail(f"chapter notebook is missing: {CHAPTER07_NOTEBOOK}")
+    return CHAPTER07_NOTEBOOK
+
+
+@pytest.fixture
 def browser_tools() -> BrowserTools:
     """Chromium and Playwright; without Chromium a skip (locally) or a failure (CI).
 
@@ -305,10 +325,22 @@ def lab_server(browser_tools: BrowserTools, tmp_path: Path) -> Iterator[LabServe
             shutil.copyfile(log_path, ARTIFACT_DIR / "jupyter-lab.log")
 
 
-def test_chapter00_runs_and_quiz_answers_real_clicks(
-    chapter: Path, browser_tools: BrowserTools, lab_server: LabServer
-) -> None:
-    """Run all of chapter 00 in JupyterLab, then answer quiz question 1 with the mouse."""
+@contextlib.contextmanager
+def _lab_after_run_all(
+    chapter: Path,
+    browser_tools: BrowserTools,
+    lab_server: LabServer,
+    *,
+    screenshot: Path,
+    frame: str,
+    console_log: Path,
+) -> Iterator[Any]:
+    """Open a copy of ``chapter`` in Chromium, Run All, check the run; yield the page.
+
+    On the way out (pass or fail) the page is screenshotted to ``screenshot`` with the
+    first ``frame`` element scrolled into view, the browser console is written to
+    ``console_log``, the kernel is shut down and the browser closed.
+    """
     code_cells = _code_cells(json.loads(chapter.read_text(encoding="utf-8")))
     # A copy: JupyterLab autosaves, and the committed file holds nbval's reference outputs.
     notebook = lab_server.root_dir / chapter.name
@@ -320,7 +352,7 @@ def test_chapter00_runs_and_quiz_answers_real_clicks(
     expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     console: list[str] = []
     ARTIFACT_DIR.mkdir(parents=True, exist_ok=True)
-    SCREENSHOT.unlink(missing_ok=True)  # never leave an old run's picture behind
+    screenshot.unlink(missing_ok=True)  # never leave an old run's picture behind
 
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(
@@ -343,23 +375,70 @@ def test_chapter00_runs_and_quiz_answers_real_clicks(
             _click_menu(page, "Run", "Run All Cells")
             _wait_for_run_all(page, sync_api)
             _assert_run_clean(page, expect, notebook, code_cells)
-            _answer_first_question(page, expect)
+            yield page
         finally:
             try:
-                # Frame the quiz if it is there; then the picture shows what went wrong.
-                quiz = page.locator(".tl-quiz-question").first
-                if quiz.count():
-                    quiz.scroll_into_view_if_needed(timeout=5_000)
-                page.screenshot(path=str(SCREENSHOT), full_page=True, timeout=15_000)
+                # Frame the widget if it is there; then the picture shows what went wrong.
+                _screenshot(page, screenshot, frame)
             except Exception as exc:  # noqa: BLE001 - a screenshot must not mask the failure
                 console.append(f"(screenshot failed: {exc})")
-            (ARTIFACT_DIR / "chapter00_console.log").write_text(
-                "\n".join(console) + "\n", encoding="utf-8"
-            )
+            console_log.write_text("\n".join(console) + "\n", encoding="utf-8")
             # Shut the kernel down while the server still runs, then close the browser.
             with contextlib.suppress(urllib.error.URLError, OSError):
                 lab_server.delete_sessions()
             browser.close()
+
+
+def _screenshot(page: Any, path: Path, frame: str) -> None:
+    """Save the window to ``path``, with the first ``frame`` element scrolled into view."""
+    target = page.locator(frame).first
+    if target.count():
+        target.scroll_into_view_if_needed(timeout=5_000)
+    page.screenshot(path=str(path), full_page=True, timeout=15_000)
+
+
+def test_chapter00_runs_and_quiz_answers_real_clicks(
+    chapter: Path, browser_tools: BrowserTools, lab_server: LabServer
+) -> None:
+    """Run all of chapter 00 in JupyterLab, then answer quiz question 1 with the mouse."""
+    with _lab_after_run_all(
+        chapter,
+        browser_tools,
+        lab_server,
+        screenshot=SCREENSHOT,
+        frame=".tl-quiz-question",
+        console_log=ARTIFACT_DIR / "chapter00_console.log",
+    ) as page:
+        _answer_first_question(page, browser_tools.sync_api.expect)
+
+
+def test_chapter07_confirmation_real_clicks(
+    chapter07: Path, browser_tools: BrowserTools, lab_server: LabServer
+) -> None:
+    """Run all of chapter 07, then answer its two open confirmations with the mouse.
+
+    Approve: choose a repository from a list with none selected, double-click "批准";
+    exactly one comment is stored, on the chosen repository. Decline: nothing is stored.
+    """
+    SCREENSHOT_07_BEFORE.unlink(missing_ok=True)
+    with _lab_after_run_all(
+        chapter07,
+        browser_tools,
+        lab_server,
+        screenshot=SCREENSHOT_07_AFTER,
+        frame=".tl-try-approve",
+        console_log=ARTIFACT_DIR / "chapter07_console.log",
+    ) as page:
+        expect = browser_tools.sync_api.expect
+        approve = page.locator(".tl-confirm.tl-try-approve")
+        decline = page.locator(".tl-confirm.tl-try-decline")
+        # None means the ipywidgets lab extension did not load or section 10 changed.
+        expect(approve, "expected one rendered .tl-try-approve widget").to_have_count(1)
+        expect(decline, "expected one rendered .tl-try-decline widget").to_have_count(1)
+        _screenshot(page, SCREENSHOT_07_BEFORE, ".tl-try-approve")
+        _approve_with_double_click(approve, expect)
+        _decline(decline, expect)
+        _assert_counts_in_kernel(page, expect)
 
 
 def _wait_for_kernel(page: Any, expect: Any) -> None:
@@ -476,3 +555,86 @@ def _answer_first_question(page: Any, expect: Any) -> None:
     # The first answer counts: the question is locked.
     expect(submit).to_be_disabled()
     expect(option_b).to_be_disabled()
+
+
+def _approve_with_double_click(box: Any, expect: Any) -> None:
+    """Choose ``example/shop`` (nothing preselected) and double-click "批准"; one post runs."""
+    box.scroll_into_view_if_needed()
+    radios = box.locator(".tl-confirm-choice").get_by_role("radio")
+    expect(radios).to_have_count(2)
+    # The radios' own labels; the widget's (empty) description label is outside the box.
+    labels = box.locator(".tl-confirm-choice .widget-radio-box label").all_text_contents()
+    labels = [text.strip() for text in labels]
+    assert labels == ["example/shop", "other/shop"], labels
+    for index in range(2):
+        expect(radios.nth(index), "a confirmation must not preselect a target").not_to_be_checked()
+    buttons = [box.locator(f".tl-confirm-{d}") for d in ("accept", "decline", "cancel")]
+    for button in buttons:
+        expect(button).to_be_enabled()
+
+    target = box.locator(".tl-confirm-choice").get_by_role("radio", name="example/shop")
+    target.click()
+    expect(target).to_be_checked()
+    # Two clicks in a row, the second before the kernel has disabled anything.
+    box.locator(".tl-confirm-accept").dblclick()
+
+    status = box.locator(".tl-confirm-status")
+    expect(status).to_contain_text(COUNTS_LINE)
+    text = status.inner_text()
+    # accepted, then "executed" once the host has run the approved call
+    assert "状态：executed" in text, text
+    assert "repository=example/shop" in text, f"the post did not use the chosen target: {text}"
+    match = COUNTS_LINE.search(text)
+    assert match is not None, text
+    counts = {"example/shop": int(match[1]), "other/shop": int(match[2])}
+    assert counts == {"example/shop": COUNTS_BEFORE["example/shop"] + 1, "other/shop": 1}, (
+        f"a double click must store exactly one comment, on example/shop: {text}"
+    )
+    for button in buttons:
+        expect(button).to_be_disabled()
+    expect(target).to_be_disabled()
+
+
+def _decline(box: Any, expect: Any) -> None:
+    """Click "拒绝" on the second question: it is declined and nothing runs."""
+    box.scroll_into_view_if_needed()
+    radios = box.locator(".tl-confirm-choice").get_by_role("radio")
+    for index in range(radios.count()):
+        expect(radios.nth(index)).not_to_be_checked()
+    box.locator(".tl-confirm-decline").click()
+    status = box.locator(".tl-confirm-status")
+    expect(status).to_contain_text("declined")
+    for decision in ("accept", "decline", "cancel"):
+        expect(box.locator(f".tl-confirm-{decision}")).to_be_disabled()
+    # A declined question runs no call, so its status names no tool result.
+    assert "模拟器里的评论数" not in status.inner_text(), status.inner_text()
+
+
+def _assert_counts_in_kernel(page: Any, expect: Any) -> None:
+    """Ask the kernel, in a new last cell, for the stored counts after both clicks.
+
+    The kernel handles widget messages and cell executions in order, so this also sees
+    anything a late second click of the double click could have done.
+    """
+    code = (
+        'print("browser-check", try_desk.comments("example/shop"),'
+        ' try_desk.comments("other/shop"), [r.state for r in try_desk.flow.requests])'
+    )
+    page.locator(".jp-NotebookPanel .jp-Cell").last.locator(".jp-InputPrompt").click()
+    page.keyboard.press("Escape")  # command mode
+    page.keyboard.press("b")  # insert a cell below, as a learner would
+    editor = page.locator(".jp-NotebookPanel .jp-CodeCell.jp-mod-active .cm-content")
+    expect(editor).to_have_text("")
+    editor.click()  # edit mode, the caret in the new cell
+    # insert_text types no keys, so no bracket is auto-closed.
+    page.keyboard.insert_text(code)
+    expect(editor).to_have_text(code)
+    page.keyboard.press("Shift+Enter")
+    new_cell = page.locator(".jp-NotebookPanel .jp-CodeCell").filter(
+        has=page.locator(".cm-content", has_text="browser-check")
+    )
+    expect(new_cell).to_have_count(1)
+    expect(new_cell.locator(".jp-InputPrompt")).to_have_text(EXECUTED_PROMPT)
+    output = new_cell.locator(".jp-OutputArea-output")
+    expected = f"browser-check {COUNTS_BEFORE['example/shop'] + 1} 1 ['executed', 'declined']"
+    expect(output).to_contain_text(expected)

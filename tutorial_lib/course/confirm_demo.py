@@ -1,0 +1,203 @@
+"""Chapter 07's desk: a live emulator, the safe write tool, a confirmation flow, widgets.
+
+:func:`open_desk` starts what the chapter's cells share (and what its browser test
+clicks through): the in-process GitHub emulator with PR 128 in two repositories, the
+chapter 05 write tool ``github_pr_create_comment`` (optionally behind a scripted fault),
+the example ``deploy_release`` tool, one :class:`~tutorial_lib.core.confirmation.ConfirmationFlow`
+and the road's stations. The policies:
+
+- :func:`post_policy`: every comment post asks the user, who chooses the repository
+  (both have a PR 128: the target is undecided) and sees the comment as a diff, where it
+  goes and its impact;
+- :func:`merge_policy`: a merge asks, showing what it changes (branches, commits, lines,
+  files) and who it affects;
+- :func:`deploy_policy`: a staging deploy is approved in advance by the team (runs
+  directly); production needs a change request: no click here replaces it.
+
+The clock is a :class:`ManualClock`: outputs are the same on every run, and a cell can
+move time forward to show an approval expiring.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tutorial_lib.core.confirmation import (
+    ConfirmationFlow,
+    ConfirmationRequest,
+    Question,
+    confirmation_station,
+    run_approved,
+)
+from tutorial_lib.core.contracts import Envelope, LogRecord
+from tutorial_lib.core.road import PendingCall, Station, call_tool
+from tutorial_lib.core.tools import Registry
+from tutorial_lib.course.confirm_widgets import ConfirmationWidget, describe_envelope
+from tutorial_lib.emulator.faults import FaultPlan
+from tutorial_lib.emulator.fixtures import GitHubStore, build_store
+from tutorial_lib.emulator.service import InProcessHandle, serve_in_process
+from tutorial_lib.examples.deploy import Deployments, deploy_spec
+from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.dangerous import DangerousContext, dangerous_tool_specs
+from tutorial_lib.github.writes import WriteContext, write_tool_specs
+
+__all__ = [
+    "PR",
+    "REPOSITORIES",
+    "Desk",
+    "ManualClock",
+    "deploy_policy",
+    "merge_policy",
+    "open_desk",
+    "post_policy",
+]
+
+#: Both repositories have a PR 128: "post it on PR 128" does not say which.
+REPOSITORIES: tuple[str, ...] = ("example/shop", "other/shop")
+PR = 128
+
+
+@dataclass
+class ManualClock:
+    """A clock that moves only when told to (seconds)."""
+
+    now_s: float = 0.0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+    def advance(self, seconds: float) -> None:
+        """Move time forward."""
+        self.now_s += seconds
+
+
+def post_policy(call: PendingCall) -> Question | None:
+    """Ask before every comment post: which repository, with the comment shown as a diff."""
+    if call.tool.name != "github_pr_create_comment":
+        return None
+    arguments = call.arguments
+    return Question(
+        text=f"在哪个仓库的 PR #{arguments['pr']} 上发这条评论？",
+        shown={
+            "where": f"PR #{arguments['pr']} 的对话区（两个仓库都有 PR #{arguments['pr']}）",
+            "comment": str(arguments["body"]),
+            "impact": "所有能看到这个 PR 的人都会收到通知；发出以后只能删除，通知收不回",
+        },
+        choose="repository",
+        candidates=REPOSITORIES,
+    )
+
+
+def deploy_policy(call: PendingCall) -> Question | None:
+    """Staging: approved in advance (runs directly). Production: formal approval only."""
+    if call.tool.name != "deploy_release":
+        return None
+    if call.arguments["environment"] == "production":
+        return Question(
+            text=f"部署 {call.arguments['version']} 到 production？",
+            formal="a change request approved on the release board",
+        )
+    return None
+
+
+def merge_policy(store: GitHubStore) -> Callable[[PendingCall], Question | None]:
+    """Ask before a merge, showing what it changes (read from the emulator's PR)."""
+
+    def policy(call: PendingCall) -> Question | None:
+        if call.tool.name != "github_pr_merge":
+            return None
+        repository, number = call.arguments["repository"], call.arguments["pr"]
+        pull = store.pull_request(repository, number)
+        if pull is None:
+            return None  # the tool answers not_found itself
+        return Question(
+            text=f"合并 {repository} 的 PR #{number}？",
+            shown={
+                "what": f"{pull.head_ref} -> {pull.base_ref}：{pull.commits} 个提交，"
+                f"+{pull.additions} -{pull.deletions} 行，{pull.changed_files} 个文件",
+                "impact": f"{pull.base_ref} 立刻包含这些改动，所有人都会拉到；撤销要另开 revert",
+            },
+        )
+
+    return policy
+
+
+@dataclass
+class Desk:
+    """What the chapter's cells share. Close it with :meth:`close` (or use ``with``)."""
+
+    store: GitHubStore
+    handle: InProcessHandle
+    flow: ConfirmationFlow
+    clock: ManualClock
+    registry: Registry
+    stations: list[Station]
+    deployments: Deployments
+    log: list[LogRecord] = field(default_factory=list)
+    _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
+
+    def comments(self, repository: str = REPOSITORIES[0]) -> int:
+        """Conversation comments stored on PR 128 of ``repository``, in the emulator."""
+        return len(self.store.issue_comments(repository, PR))
+
+    def call(self, tool: str, arguments: Mapping[str, Any]) -> Envelope:
+        """A call as the model makes it: through the road and its stations."""
+        return call_tool(self.registry, tool, dict(arguments), stations=self.stations, log=self.log)
+
+    def run(self, request: ConfirmationRequest | str) -> Envelope:
+        """The host runs the approved call of ``request`` (once: a second run is refused)."""
+        request_id = request if isinstance(request, str) else request.request_id
+        return run_approved(
+            self.flow, request_id, self.registry, stations=self.stations, log=self.log
+        )
+
+    def widget(self, request_id: str) -> ConfirmationWidget:
+        """The question on screen; an acceptance runs the approved call once."""
+
+        def after(envelope: Mapping[str, Any]) -> str:
+            counts = "，".join(f"{repo}: {self.comments(repo)}" for repo in REPOSITORIES)
+            return f"{describe_envelope(envelope)}；模拟器里的评论数 {counts}"
+
+        return ConfirmationWidget(self.flow, request_id, run=self.run, after=after)
+
+    def close(self) -> None:
+        """Stop the emulator and close the client."""
+        self._stack.close()
+
+    def __enter__(self) -> Desk:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def open_desk(*, faults: str | None = None, ttl_s: float = 300.0, session: str = "S07") -> Desk:
+    """A fresh desk. ``faults``: a chapter 05 fault script for the emulator (e.g.
+    ``"commit_then_timeout:0.8"``: the first POST is stored, its answer lost)."""
+    stack = contextlib.ExitStack()
+    store = build_store()
+    plan = FaultPlan.parse(faults) if faults else None
+    handle = stack.enter_context(serve_in_process(store, faults=plan))
+    client = stack.enter_context(
+        GitHubClient(handle.base_url, timeout_s=0.3, transport=handle.transport())
+    )
+    clock = ManualClock()
+    flow = ConfirmationFlow(session, clock=clock, ttl_s=ttl_s)
+    deployments = Deployments()
+    writes = WriteContext(client, sleep=lambda _seconds: None, seed=7)
+    merging = [
+        spec
+        for spec in dangerous_tool_specs(DangerousContext(client))
+        if spec.name == "github_pr_merge"
+    ]
+    registry = Registry([*write_tool_specs(writes), *merging, deploy_spec(deployments)])
+    merge = merge_policy(store)
+
+    def policy(call: PendingCall) -> Question | None:
+        return post_policy(call) or deploy_policy(call) or merge(call)
+
+    stations = [confirmation_station(flow, policy)]
+    return Desk(store, handle, flow, clock, registry, stations, deployments, _stack=stack)
