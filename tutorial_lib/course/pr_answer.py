@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.contracts import LogRecord
+from tutorial_lib.core.road import Station, call_tool
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.course.table import display_width
 from tutorial_lib.github.reads import GET_COMMENT
@@ -96,9 +97,18 @@ class Evidence:
 
 
 def cite(
-    registry: Registry, name: str, arguments: Mapping[str, Any], field: str, quote: str
+    registry: Registry,
+    name: str,
+    arguments: Mapping[str, Any],
+    field: str,
+    quote: str,
+    *,
+    stations: Sequence[Station] = (),
+    log: list[LogRecord] | None = None,
 ) -> Evidence:
     """Call ``name`` along the road and return :class:`Evidence` of ``quote`` in ``data[field]``.
+
+    ``stations`` and ``log`` are passed to :func:`~tutorial_lib.core.road.call_tool`.
 
     A text field must contain ``quote``; any other value must print as ``quote`` exactly
     (``in_reply_to_id`` 1700000035 is cited as ``"1700000035"``). Raises ``ValueError`` when
@@ -106,7 +116,7 @@ def cite(
     not return.
     """
     sent = json.loads(json.dumps(arguments))  # a copy, as sent
-    envelope = call_tool(registry, name, arguments)
+    envelope = call_tool(registry, name, arguments, stations=stations, log=log)
     if envelope["ok"] is False:
         raise ValueError(f"{name} failed ({envelope['error']['code']}): nothing to cite")
     data = envelope["data"]
