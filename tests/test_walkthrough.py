@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tutorial_lib.course.walkthrough import open_walkthrough
+from tutorial_lib.course.walkthrough import conclusion_text, open_walkthrough
 from tutorial_lib.emulator.fixtures import INJECTED_COMMENT_ID
 
 KEY = "review-128-conclusion"
@@ -51,7 +51,8 @@ def test_the_conclusion_is_posted_once_after_a_timeout_and_verified() -> None:
         asked = walk.post(answer, KEY)
         assert asked["error"]["code"] == "confirmation_required" and walk.comments() == 10
         request = walk.flow.requests[-1]
-        assert request.question.shown["comment"] == answer.headline()
+        shown = request.question.shown["comment"]
+        assert shown == conclusion_text(answer) and "- 已确认：1700000035、1700000067" in shown
         walk.flow.answer(request.request_id, "accept", choice="example/shop")
         result = walk.run(request)
         assert result["ok"] and result["data"]["status"] == "already_posted"  # the timeout

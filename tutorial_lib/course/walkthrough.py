@@ -42,6 +42,7 @@ from tutorial_lib.core.road import PendingCall, Station, call_tool
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.course.confirm_demo import REPOSITORIES, ManualClock, post_policy
 from tutorial_lib.course.pr_answer import (
+    CATEGORY_SHORT,
     Judgement,
     PullRequestAnswer,
     build_answer,
@@ -57,7 +58,7 @@ from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
 from tutorial_lib.github.writes import WriteContext, write_tool_specs
 
-__all__ = ["PR", "Walkthrough", "judge_pr128", "open_walkthrough"]
+__all__ = ["PR", "Walkthrough", "conclusion_text", "judge_pr128", "open_walkthrough"]
 
 PR = 128
 _SNAPSHOT = "github_pr_get_review_snapshot"
@@ -146,6 +147,15 @@ def judge_pr128(
     return judgements, agent_set_aside
 
 
+def conclusion_text(answer: PullRequestAnswer) -> str:
+    """The comment that posts the conclusion: the headline, then the ids of each class."""
+    lines = [answer.headline(width=10_000), ""]
+    for category, ids in answer.ids().items():
+        if ids:
+            lines.append(f"- {CATEGORY_SHORT[category]}：{'、'.join(map(str, ids))}")
+    return "\n".join(lines)
+
+
 @dataclass
 class Walkthrough:
     """The world of the walkthrough and its road. Close it with :meth:`close`."""
@@ -203,11 +213,10 @@ class Walkthrough:
 
     def post(self, answer: PullRequestAnswer, key: str) -> Envelope:
         """Step 5: the model asks to post the conclusion (asked about, not yet run)."""
-        body = answer.headline()
         arguments = {
             "repository": answer.repository,
             "pr": answer.pr,
-            "body": body,
+            "body": conclusion_text(answer),
             "idempotency_key": key,
         }
         return self.call("github_pr_create_comment", arguments)
