@@ -1,0 +1,309 @@
+"""Chapter 08's exercise tables: measuring a tool interface, on plain data.
+
+**Exercise 1: ``first_call_invalid_ratio(runs) -> float | None``**: in what share of the
+runs was the model's FIRST call invalid?
+
+- ``runs``: a list of runs (one task, one interface version, one run each); a run is the
+  list of its tool calls in order, each ``{"tool": str, "ok": bool}``; an empty list is a
+  run that made no call (the model answered straight away);
+- the answer: runs whose first call failed, divided by runs that made at least one call;
+  ``None`` when no run made a call (there is nothing to measure, which is not the same as
+  "no first call failed", ``0.0``).
+
+The points the table makes: usability is measured on the first attempt, so a run that
+failed and then succeeded on the retry still counts as invalid (the retry hides the cost,
+it does not remove it); a later invalid call does not make the first one invalid; a run
+without calls is left out of the denominator; the share is of runs, not of calls.
+
+The expected answers are the library's own: :func:`library_first_call_invalid_ratio` turns
+the plain runs into :class:`~tutorial_lib.agent.loop.Transcript` objects
+(:func:`transcripts_from_runs`) and asks
+:func:`tutorial_lib.agent.evaluation.first_call_invalid_ratio`.
+:func:`first_call_hidden_cases` generates seeded cases.
+
+**Exercise 2: ``fix_for(failure) -> str``**: which change of the interface removes this
+failure? ``failure`` is one observed failure of a transcript, as a sentence (a key of
+:data:`FAILURE_FIXES`); the answer is one of the four fixes of :data:`INTERFACE_FIXES`.
+The failures are worded as what was seen in the transcript, not as the cure: reading the
+transcript and naming the mechanism is the exercise. The table is exhaustive (every
+failure is a visible case), so there are no hidden cases.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from tutorial_lib.agent.evaluation import first_call_invalid_ratio
+from tutorial_lib.agent.loop import Step, Transcript
+from tutorial_lib.course.checks import Case
+
+__all__ = [
+    "FAILURE_FIXES",
+    "FIRST_CALL_CASES",
+    "FIX_CASES",
+    "INTERFACE_FIXES",
+    "first_call_hidden_cases",
+    "library_first_call_invalid_ratio",
+    "library_fix_for",
+    "transcripts_from_runs",
+]
+
+#: The error code a failed step of the exercise's plain data gets (any code would do).
+_FAILED_CODE = "x"
+
+
+# --------------------------------------------------------------------------- exercise 1
+
+
+def transcripts_from_runs(runs: Sequence[Sequence[Mapping[str, Any]]]) -> list[Transcript]:
+    """The exercise's plain ``runs`` as :class:`~tutorial_lib.agent.loop.Transcript` objects.
+
+    Each ``{"tool": str, "ok": bool}`` becomes a :class:`~tutorial_lib.agent.loop.Step`
+    numbered from 1, with empty arguments, ``result_chars=0`` and an error code for a
+    failed call. A step without a string ``tool`` or a boolean ``ok`` raises ValueError.
+    """
+    transcripts = []
+    for run in runs:
+        transcript = Transcript()
+        for number, step in enumerate(run, start=1):
+            tool, ok = step.get("tool"), step.get("ok")
+            if not isinstance(tool, str) or not isinstance(ok, bool):
+                raise ValueError(f"a step is {{'tool': str, 'ok': bool}}, got {step!r}")
+            result: dict[str, Any] = (
+                {"ok": True} if ok else {"ok": False, "error": {"code": _FAILED_CODE}}
+            )
+            code = None if ok else _FAILED_CODE
+            transcript.steps.append(Step(number, tool, {}, result, 0, code, ok))
+        transcripts.append(transcript)
+    return transcripts
+
+
+def library_first_call_invalid_ratio(runs: Sequence[Sequence[Mapping[str, Any]]]) -> float | None:
+    """The library's answer to exercise 1: the share of runs (with at least one call) whose
+    first call was invalid, or None when no run made a call.
+
+    The runs become transcripts (:func:`transcripts_from_runs`); the figure is
+    :func:`tutorial_lib.agent.evaluation.first_call_invalid_ratio`'s.
+    """
+    return first_call_invalid_ratio(transcripts_from_runs(runs))
+
+
+_LINES = "read_lines"
+_COMMENTS = "github_pr_list_comments"
+_STATUS = "task_set_status"
+_VAGUE = "getData"
+
+
+def _ok(tool: str = _COMMENTS) -> dict[str, Any]:
+    return {"tool": tool, "ok": True}
+
+
+def _bad(tool: str = _COMMENTS) -> dict[str, Any]:
+    return {"tool": tool, "ok": False}
+
+
+def _ratio_case(name: str, runs: list[list[dict[str, Any]]], hint: str) -> Case:
+    return Case(name, (runs,), library_first_call_invalid_ratio(runs), hint)
+
+
+FIRST_CALL_CASES: tuple[Case, ...] = (
+    _ratio_case(
+        "看第一次：重试成功了，第一次仍算无效",
+        [[_bad(_LINES), _ok(_LINES)], [_ok(_LINES)]],
+        "只看每次运行的第一次调用：第一次失败、重试成功，这次运行仍算“第一次无效”。"
+        "重试掩盖了代价，没有消除它；也不要看最后一次调用。",
+    ),
+    _ratio_case(
+        "看第一次：换了工具再试，第一次仍算无效",
+        [[_bad(_VAGUE), _ok(_COMMENTS), _ok(_COMMENTS)], [_ok(_COMMENTS)], [_ok(_COMMENTS)]],
+        "第一次调用选错了工具（getData）并失败，后面换对了工具也改变不了第一次；"
+        "看的是第一次调用，不是最后一次。",
+    ),
+    _ratio_case(
+        "只看第一次：后来的无效调用不算",
+        [[_ok(_LINES), _bad(_LINES), _ok(_LINES)], [_ok(_LINES)]],
+        "第一次调用成功了，之后某次调用失败，不让第一次变成无效：两次运行都是第一次有效。",
+    ),
+    _ratio_case(
+        "按运行数：同一次运行失败三次只算一次",
+        [[_bad(_STATUS), _bad(_STATUS), _bad(_STATUS)], [_ok(_STATUS)]],
+        "分子是“第一次调用无效的运行”有几次，不是无效调用有几次；一次运行最多算 1。",
+    ),
+    _ratio_case(
+        "按运行数：分母是运行，不是调用",
+        [[_bad(_LINES), _ok(_LINES), _ok(_LINES), _ok(_LINES)], [_ok(_LINES)]],
+        "两次运行里一次的第一次调用无效：1/2。不是无效调用数除以调用总数（1/5）。",
+    ),
+    _ratio_case(
+        "分母：没有调用的运行不算",
+        [[_bad(_COMMENTS)], [], [_ok(_COMMENTS)], []],
+        "空列表是一次没有调用任何工具的运行：它没有第一次调用，既不算有效也不算无效，"
+        "不进分母。这里是 1/2，不是 1/4。",
+    ),
+    _ratio_case(
+        "None：所有运行都没有调用",
+        [[], [], []],
+        "没有一次运行调用过工具，就没有可以衡量的第一次调用：返回 None。"
+        "0.0 的意思是“衡量了，没有一次失败”，两者不同。",
+    ),
+    _ratio_case(
+        "None：一次运行也没有",
+        [],
+        "没有运行，也就没有第一次调用：返回 None，不是 0.0，也不要除以零。",
+    ),
+    _ratio_case(
+        "一次运行：第一次就失败",
+        [[_bad(_STATUS), _ok(_STATUS)]],
+        "只有一次运行、它的第一次调用失败：1/1 = 1.0（一个 float）。",
+    ),
+    _ratio_case(
+        "全都有效：0.0 不是 None",
+        [[_ok(_COMMENTS), _ok(_COMMENTS)], [_ok(_COMMENTS)], [_ok(_LINES), _bad(_LINES)]],
+        "三次运行的第一次调用都成功：0/3 = 0.0。有调用可以衡量，所以是 0.0 而不是 None。",
+    ),
+    _ratio_case(
+        "混合：重试、后来失败、空运行都有",
+        [
+            [_bad(_LINES), _ok(_LINES)],
+            [_ok(_COMMENTS), _bad(_COMMENTS)],
+            [],
+            [_ok(_STATUS)],
+            [_bad(_VAGUE), _ok(_COMMENTS), _ok(_COMMENTS)],
+            [_ok(_LINES)],
+        ],
+        "逐次运行看第一次调用：第 1、5 次无效，第 2、4、6 次有效，第 3 次没有调用不算：2/5 = 0.4。",
+    ),
+)
+
+_HIDDEN_TOOLS = (_LINES, _COMMENTS, _STATUS, _VAGUE)
+_HIDDEN_HINT = (
+    "和库的 first_call_invalid_ratio 不一致。每次运行只看第一次调用；分子是第一次调用"
+    "失败的运行数，分母是至少调用过一次的运行数（空运行不算）；没有这样的运行就返回 None。"
+)
+
+
+def _hidden_run(rng: random.Random) -> list[dict[str, Any]]:
+    length = rng.choices((0, 1, 2, 3, 4, 6), weights=(15, 25, 25, 15, 12, 8))[0]
+    tool = rng.choice(_HIDDEN_TOOLS)
+    first_ok_rate = rng.choice((0.3, 0.6, 0.9))
+    steps = []
+    for index in range(length):
+        if index and rng.random() < 0.2:
+            tool = rng.choice(_HIDDEN_TOOLS)
+        ok = rng.random() < (first_ok_rate if index == 0 else 0.7)
+        steps.append({"tool": tool, "ok": ok})
+    return steps
+
+
+def first_call_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
+    """``n`` seeded ``runs`` inputs; expected: :func:`library_first_call_invalid_ratio`.
+
+    About one input in ten is 0 to 4 empty runs (expected None); the others have 1 to 8
+    runs of 0 to 6 calls, which mix first calls that fail and succeed with retries and later
+    failures, so the share of runs, of calls and of last calls differ.
+    """
+    rng = random.Random(seed)
+    cases = []
+    for index in range(n):
+        if rng.random() < 0.1:
+            runs: list[list[dict[str, Any]]] = [[] for _ in range(rng.choice((0, 1, 2, 4)))]
+        else:
+            runs = [_hidden_run(rng) for _ in range(rng.choice((1, 2, 3, 4, 5, 6, 8)))]
+        cases.append(_ratio_case(f"生成的输入 {index + 1}", runs, _HIDDEN_HINT))
+    return tuple(cases)
+
+
+# --------------------------------------------------------------------------- exercise 2
+
+#: The four changes between interface v1 and v2, each with what it changes.
+INTERFACE_FIXES: Mapping[str, str] = MappingProxyType(
+    {
+        "rich_errors": (
+            "一次拒绝说清楚是哪个参数、期望什么（允许的值、范围、类型），以及该改输入还是该"
+            "重试，而不是只给一个笼统的错误码。"
+        ),
+        "coverage": (
+            "每页结果都说明已经读到哪里、是否读完（coverage），没读完时给出下一页的"
+            " next_cursor；调用方不必自己推算偏移量。"
+        ),
+        "units": (
+            "带量纲的参数和字段把单位写进名字（…_ms、…_seconds、…_bytes），"
+            "调用方不用猜一个数是秒还是毫秒、是 MB 还是字节。"
+        ),
+        "declarations": (
+            "工具名说出它作用于什么、做什么（github_pr_list_comments），描述写明何时用它、"
+            "何时不用、会不会改写数据；模型凭声明就能选对工具。"
+        ),
+    }
+)
+
+#: Every failure of the exercise, as seen in a transcript, and the fix that removes it.
+FAILURE_FIXES: Mapping[str, str] = MappingProxyType(
+    {
+        '模型把第一行写成 start: 0，只收到 {"error": "INVALID_ARGUMENT"}，'
+        "于是把 count 换成 10、5、1 各试一次，最后放弃": "rich_errors",
+        "模型把状态写成 doing，被拒绝后依次试了 started、active、wip，"
+        "每次得到的都是同一个 INVALID_ARGUMENT": "rich_errors",
+        '模型把整数写成了字符串 "1"；工具只回答“参数无效”，'
+        "模型以为是路径不对，换了三个路径": "rich_errors",
+        "PR 有 23 条评论，模型读了前 10 条就回答“共 10 条，未解决的有 2 条”": "coverage",
+        "报告说“已看过全部评论”，可它列出的未解决评论都来自第一次调用的结果；"
+        "后面还有两页没读": "coverage",
+        "模型想接着往下读，只能自己估算从第几条开始，结果漏掉一条、重复读了一条": ("coverage"),
+        "任务要 12 秒才跑完，模型传了 timeout: 30，30 毫秒后就报告“任务超时，构建失败”": ("units"),
+        "模型想只预览 2 MB 以内的文件，传了 max_size: 2，工具把每个文件都当成太大而跳过": ("units"),
+        "要读 PR 128 的审查意见，模型调用了 getData，拿回来的是仓库的设置": ("declarations"),
+        "工具列表里有 sync 和 runAction，模型想看一眼 PR 的状态，却调用了会改写数据的那个": (
+            "declarations"
+        ),
+    }
+)
+
+
+def library_fix_for(failure: str) -> str:
+    """The library's answer to exercise 2: the fix of :data:`INTERFACE_FIXES` that removes
+    ``failure`` (a key of :data:`FAILURE_FIXES`). An unknown failure raises KeyError."""
+    try:
+        return FAILURE_FIXES[failure]
+    except KeyError:
+        raise KeyError(f"not a failure of the exercise: {failure!r}") from None
+
+
+_FIX_HINTS: Mapping[str, str] = MappingProxyType(
+    {
+        "rich_errors": (
+            "模型并非不肯改，是拒绝没告诉它哪里错：它只能猜，猜的还不是出错的那个参数。"
+            "拒绝说出哪个参数、期望什么，第一次重试就能改对。"
+        ),
+        "coverage": (
+            "结果没有说明“还没读完”，也没给出下一页怎么要：模型以为读到的就是全部，"
+            "或者自己推算位置。让结果说明读到哪里、给出下一页的凭据。"
+        ),
+        "units": (
+            "数值本身没错，错在单位：调用方按一种单位想，工具按另一种单位算，"
+            "谁也没报错。把单位写进参数名，这个误会就无从发生。"
+        ),
+        "declarations": (
+            "参数都对，工具选错了：名字和描述没说出它做什么、作用于什么，模型只能凭字面猜。"
+        ),
+    }
+)
+
+_FIX_NAMES = ("拒绝只说参数无效", "看到多少就当成全部", "数对了、单位错了", "选错了工具")
+
+
+def _fix_cases() -> tuple[Case, ...]:
+    counters = dict.fromkeys(INTERFACE_FIXES, 0)
+    labels = dict(zip(INTERFACE_FIXES, _FIX_NAMES, strict=True))
+    cases = []
+    for failure, fix in FAILURE_FIXES.items():
+        counters[fix] += 1
+        name = f"{labels[fix]}（{counters[fix]}）"
+        cases.append(Case(name, (failure,), fix, _FIX_HINTS[fix]))
+    return tuple(cases)
+
+
+FIX_CASES: tuple[Case, ...] = _fix_cases()
