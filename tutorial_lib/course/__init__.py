@@ -4,9 +4,9 @@
 - ``quiz``: self-check quizzes (``load_quiz``) and their bank ``quiz_bank``;
 - ``source``: ``show_source``, to display library code instead of copying it;
 - ``warmups``, ``read_cases``, ``toolset_cases``, ``error_cases``, ``page_cases``,
-  ``write_cases``, ``authz_cases``, ``approval_cases``, ``toolsets``: the exercises' case
-  tables;
-- ``demo_workspace``, ``readonly_demo``, ``pr_answer``, ``injection_demo``, ``confirm_demo``:
-  the chapters' demonstrations; ``confirm_widgets``: chapter 07's confirmation widgets;
+  ``write_cases``, ``authz_cases``, ``approval_cases``, ``eval_cases``, ``toolsets``: the
+  exercises' case tables;
+- ``demo_workspace``, ``readonly_demo``, ``pr_answer``, ``injection_demo``, ``confirm_demo``,
+  ``walkthrough``: the chapters' demonstrations; ``confirm_widgets``: chapter 07's confirmation widgets;
   ``table``: aligned text tables; ``progress``: a notebook progress bar.
 """
