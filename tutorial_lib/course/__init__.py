@@ -7,6 +7,6 @@
   ``write_cases``, ``authz_cases``, ``approval_cases``, ``eval_cases``, ``toolsets``: the
   exercises' case tables;
 - ``demo_workspace``, ``readonly_demo``, ``pr_answer``, ``injection_demo``, ``confirm_demo``,
-  ``walkthrough``: the chapters' demonstrations; ``confirm_widgets``: chapter 07's confirmation widgets;
-  ``table``: aligned text tables; ``progress``: a notebook progress bar.
+  ``walkthrough``: the chapters' demonstrations; ``confirm_widgets``: chapter 07's
+  confirmation widgets; ``table``: aligned text tables; ``progress``: a progress bar.
 """
