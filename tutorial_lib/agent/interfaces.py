@@ -36,6 +36,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from tutorial_lib.core.contracts import ContractError, Source, json_safe
@@ -93,42 +94,54 @@ __all__ = [
 #: The fixes, in the order the ablation table lists them.
 FIX_NAMES: tuple[str, ...] = ("rich_errors", "units", "coverage", "declarations", "safe_write")
 #: How the tables name each fix.
-FIX_LABELS: dict[str, str] = {
-    "rich_errors": "rich errors",
-    "units": "units",
-    "coverage": "coverage/cursor",
-    "declarations": "names/descriptions",
-    "safe_write": "safe write",
-}
+FIX_LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        "rich_errors": "rich errors",
+        "units": "units",
+        "coverage": "coverage/cursor",
+        "declarations": "names/descriptions",
+        "safe_write": "safe write",
+    }
+)
 #: The roles a tool plays, and its name with good and with vague declarations.
-ROLES: dict[str, tuple[str, str]] = {
-    "read": ("read_lines", "getFile"),
-    "status": ("task_set_status", "setStatus"),
-    "job": ("job_get_result", "getJob"),
-    "comments": ("github_pr_list_comments", "getData"),
-    "write": ("github_pr_create_comment", "postData"),
-    "ticket": ("tickets_set_status", "update"),
-}
+ROLES: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "read": ("read_lines", "getFile"),
+        "status": ("task_set_status", "setStatus"),
+        "job": ("job_get_result", "getJob"),
+        "comments": ("github_pr_list_comments", "getData"),
+        "write": ("github_pr_create_comment", "postData"),
+        "ticket": ("tickets_set_status", "update"),
+    }
+)
 
 #: The workspace of every world: file name -> number of lines (``"<stem> line <n>"``).
-WORKSPACE_FILES: dict[str, int] = {
-    "notes.txt": 3,
-    "config.toml": 20,
-    "report.md": 33,
-    "long.txt": 45,
-    "app.log": 120,
-}
+WORKSPACE_FILES: Mapping[str, int] = MappingProxyType(
+    {
+        "notes.txt": 3,
+        "config.toml": 20,
+        "report.md": 33,
+        "long.txt": 45,
+        "app.log": 120,
+    }
+)
 #: The task tracker of every world (task id -> status).
-TASKS_IN_TRACKER: dict[str, str] = {
-    "T-1": "todo",
-    "T-2": "in_progress",
-    "T-3": "todo",
-    "T-4": "done",
-}
+TASKS_IN_TRACKER: Mapping[str, str] = MappingProxyType(
+    {
+        "T-1": "todo",
+        "T-2": "in_progress",
+        "T-3": "todo",
+        "T-4": "done",
+    }
+)
 #: The job runner of every world: job id -> the moment it finishes, in milliseconds.
-JOBS: dict[str, int] = {"J-1": 12_000, "J-2": 90_000, "J-3": 2_000, "J-4": 40_000}
+JOBS: Mapping[str, int] = MappingProxyType(
+    {"J-1": 12_000, "J-2": 90_000, "J-3": 2_000, "J-4": 40_000}
+)
 #: The ticket desk of every world (ticket id -> status).
-TICKETS: dict[str, str] = {"SUP-7": "open", "SUP-9": "open", "SUP-12": "pending"}
+TICKETS: Mapping[str, str] = MappingProxyType(
+    {"SUP-7": "open", "SUP-9": "open", "SUP-12": "pending"}
+)
 #: The repositories of the GitHub fixture, in the order a vague tool tries them.
 REPOSITORIES: tuple[str, ...] = ("example/shop", "other/shop")
 #: A fixed cursor key and clock: cursors, hence character counts, are the same every run.

@@ -34,6 +34,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 from tutorial_lib.agent.evidence import Report, report_from_answer, report_from_evidence
@@ -121,21 +122,23 @@ CARRIERS: tuple[Carrier, ...] = get_args(Carrier)
 
 #: The operator's declarations for chapter 06: class and resource of each tool. Settings
 #: and pending-action approval are not declared: only the user changes them.
-CHAPTER_ACCESS: AccessMap = {
-    "github_pr_get": github_access("read"),
-    "github_pr_list_comments": github_access("read"),
-    "github_pr_get_comment": github_access("read"),
-    "github_pr_list_conversation": github_access("read"),
-    "github_pr_get_review_snapshot": github_access("read"),
-    "github_pr_comment_status": github_access("read"),
-    "github_pr_create_comment": github_access("write"),
-    "github_pr_edit_comment": github_access("write"),
-    "github_pr_delete_comment": github_access("delete"),
-    "github_pr_merge": github_access("send"),
-    "read_lines": workspace_access("read"),
-    "search_files": workspace_access("read", default="."),
-    "http_send": outbound_access("send"),
-}
+CHAPTER_ACCESS: AccessMap = MappingProxyType(
+    {
+        "github_pr_get": github_access("read"),
+        "github_pr_list_comments": github_access("read"),
+        "github_pr_get_comment": github_access("read"),
+        "github_pr_list_conversation": github_access("read"),
+        "github_pr_get_review_snapshot": github_access("read"),
+        "github_pr_comment_status": github_access("read"),
+        "github_pr_create_comment": github_access("write"),
+        "github_pr_edit_comment": github_access("write"),
+        "github_pr_delete_comment": github_access("delete"),
+        "github_pr_merge": github_access("send"),
+        "read_lines": workspace_access("read"),
+        "search_files": workspace_access("read", default="."),
+        "http_send": outbound_access("send"),
+    }
+)
 
 #: The scope of every read task of the suite: read example/shop and docs/, src/.
 READ_SCOPE = TaskScope(
