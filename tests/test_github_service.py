@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tutorial_lib.emulator.fixtures import (
-    CONFIRMED_ISSUE_COMMENT_IDS,
     INJECTED_COMMENT_ID,
+    MUST_NOT_MISS_COMMENT_IDS,
     SESSION_RACE_COMMENT_ID,
     GitHubStore,
     build_store,
@@ -70,7 +70,7 @@ def test_fixture_key_comments(store: GitHubStore) -> None:
     assert comments.index(race) >= 30  # not on page 1
     injected = store.review_comment("example/shop", INJECTED_COMMENT_ID)
     assert injected is not None and "ignore previous instructions" in injected.body
-    for comment_id in CONFIRMED_ISSUE_COMMENT_IDS:
+    for comment_id in MUST_NOT_MISS_COMMENT_IDS:
         assert not store.thread_of(comment_id).is_resolved
     assert len(store.issue_comments("example/shop", 128)) == 10
     other = store.pull_request("other/shop", 128)

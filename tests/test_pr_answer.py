@@ -28,7 +28,7 @@ from tutorial_lib.course.pr_answer import (
 from tutorial_lib.course.table import display_width
 from tutorial_lib.emulator.fixtures import (
     ARJUN,
-    CONFIRMED_ISSUE_COMMENT_IDS,
+    MUST_NOT_MISS_COMMENT_IDS,
     SESSION_RACE_COMMENT_ID,
     build_store,
 )
@@ -156,7 +156,7 @@ def test_chapter_answer_sorts_the_unresolved_comments_into_three_classes(chapter
     }  # fmt: skip
     # the fixture's "must not miss" comments are all findings, none dropped or set aside
     found = {f.comment_id for f in chapter_answer.findings if f.category != "opinion"}
-    assert set(CONFIRMED_ISSUE_COMMENT_IDS) <= found
+    assert set(MUST_NOT_MISS_COMMENT_IDS) <= found
     reasons = [reason for _, reason in chapter_answer.set_aside]
     assert reasons.count(BOT_REASON) == 18 and reasons.count(OUTDATED_REASON) == 3
 

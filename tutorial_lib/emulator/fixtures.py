@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 __all__ = [
     "ARJUN",
     "AUTHOR",
-    "CONFIRMED_ISSUE_COMMENT_IDS",
+    "MUST_NOT_MISS_COMMENT_IDS",
     "INJECTED_COMMENT_ID",
     "SESSION_RACE_COMMENT_ID",
     "GitHubStore",
@@ -554,8 +554,10 @@ _ASSOC = {AUTHOR: "CONTRIBUTOR", DRIVE_BY: "NONE", CODECOV: "NONE", LINTER: "NON
 SESSION_RACE_COMMENT_ID = 1_700_000_042
 #: The comment with an injected instruction (chapter 06): unresolved, page 3.
 INJECTED_COMMENT_ID = 1_700_000_062
-#: Confirmed, unresolved issues a reviewer must not miss (pages 2 and 3).
-CONFIRMED_ISSUE_COMMENT_IDS = (1_700_000_035, 1_700_000_055, 1_700_000_067)
+#: Unresolved defects a reviewer must not miss (pages 2 and 3): two are confirmed in the
+#: thread (1700000035, 1700000067), one is stated but not yet shown (the SQL injection,
+#: 1700000055: chapters 04 and 08 judge it "to verify").
+MUST_NOT_MISS_COMMENT_IDS = (1_700_000_035, 1_700_000_055, 1_700_000_067)
 
 SESSION_RACE_BODY = (
     "I think two requests could refresh the token at the same time here; could you check?"
