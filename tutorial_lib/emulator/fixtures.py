@@ -29,8 +29,8 @@ from datetime import datetime, timedelta, timezone
 __all__ = [
     "ARJUN",
     "AUTHOR",
-    "MUST_NOT_MISS_COMMENT_IDS",
     "INJECTED_COMMENT_ID",
+    "MUST_NOT_MISS_COMMENT_IDS",
     "SESSION_RACE_COMMENT_ID",
     "GitHubStore",
     "IssueComment",
