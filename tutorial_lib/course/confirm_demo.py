@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from tutorial_lib.core.confirmation import (
     ConfirmationFlow,
@@ -38,7 +38,7 @@ from tutorial_lib.core.tools import Registry
 from tutorial_lib.course.confirm_widgets import ConfirmationWidget, describe_envelope
 from tutorial_lib.emulator.faults import FaultPlan
 from tutorial_lib.emulator.fixtures import GitHubStore, build_store
-from tutorial_lib.emulator.service import InProcessHandle, serve_in_process
+from tutorial_lib.emulator.service import serve_in_process
 from tutorial_lib.examples.deploy import Deployments, deploy_spec
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.dangerous import DangerousContext, dangerous_tool_specs
@@ -48,10 +48,12 @@ __all__ = [
     "PR",
     "REPOSITORIES",
     "Desk",
+    "EmulatorDesk",
     "ManualClock",
     "deploy_policy",
     "merge_policy",
     "open_desk",
+    "open_emulator",
     "post_policy",
 ]
 
@@ -125,17 +127,22 @@ def merge_policy(store: GitHubStore) -> Callable[[PendingCall], Question | None]
     return policy
 
 
-@dataclass
-class Desk:
-    """What the chapter's cells share. Close it with :meth:`close` (or use ``with``)."""
+_Desk = TypeVar("_Desk", bound="EmulatorDesk")
+
+
+@dataclass(kw_only=True)
+class EmulatorDesk:
+    """An emulator, a confirmation flow and a road that a chapter's cells share.
+
+    :meth:`call` is a call as the model makes it, :meth:`run` the host running what the
+    user approved; close it with :meth:`close` (or use ``with``).
+    """
 
     store: GitHubStore
-    handle: InProcessHandle
     flow: ConfirmationFlow
     clock: ManualClock
     registry: Registry
     stations: list[Station]
-    deployments: Deployments
     log: list[LogRecord] = field(default_factory=list)
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
 
@@ -154,6 +161,37 @@ class Desk:
             self.flow, request_id, self.registry, stations=self.stations, log=self.log
         )
 
+    def close(self) -> None:
+        """Stop the emulator and close the client."""
+        self._stack.close()
+
+    def __enter__(self: _Desk) -> _Desk:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def open_emulator(
+    stack: contextlib.ExitStack, faults: str | None
+) -> tuple[GitHubStore, GitHubClient]:
+    """A fresh store served in process (``faults``: a chapter 05 fault script for POSTs)
+    and a client for it; ``stack`` closes both."""
+    store = build_store()
+    plan = FaultPlan.parse(faults) if faults else None
+    handle = stack.enter_context(serve_in_process(store, faults=plan))
+    client = stack.enter_context(
+        GitHubClient(handle.base_url, timeout_s=0.3, transport=handle.transport())
+    )
+    return store, client
+
+
+@dataclass(kw_only=True)
+class Desk(EmulatorDesk):
+    """Chapter 07's desk: the emulator, the deploy tool's record, the confirmation flow."""
+
+    deployments: Deployments
+
     def widget(self, request_id: str) -> ConfirmationWidget:
         """The question on screen; an acceptance runs the approved call once."""
 
@@ -163,27 +201,12 @@ class Desk:
 
         return ConfirmationWidget(self.flow, request_id, run=self.run, after=after)
 
-    def close(self) -> None:
-        """Stop the emulator and close the client."""
-        self._stack.close()
-
-    def __enter__(self) -> Desk:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
 
 def open_desk(*, faults: str | None = None, ttl_s: float = 300.0, session: str = "S07") -> Desk:
     """A fresh desk. ``faults``: a chapter 05 fault script for the emulator (e.g.
     ``"commit_then_timeout:0.8"``: the first POST is stored, its answer lost)."""
     stack = contextlib.ExitStack()
-    store = build_store()
-    plan = FaultPlan.parse(faults) if faults else None
-    handle = stack.enter_context(serve_in_process(store, faults=plan))
-    client = stack.enter_context(
-        GitHubClient(handle.base_url, timeout_s=0.3, transport=handle.transport())
-    )
+    store, client = open_emulator(stack, faults)
     clock = ManualClock()
     flow = ConfirmationFlow(session, clock=clock, ttl_s=ttl_s)
     deployments = Deployments()
@@ -200,4 +223,12 @@ def open_desk(*, faults: str | None = None, ttl_s: float = 300.0, session: str =
         return post_policy(call) or deploy_policy(call) or merge(call)
 
     stations = [confirmation_station(flow, policy)]
-    return Desk(store, handle, flow, clock, registry, stations, deployments, _stack=stack)
+    return Desk(
+        store=store,
+        flow=flow,
+        clock=clock,
+        registry=registry,
+        stations=stations,
+        deployments=deployments,
+        _stack=stack,
+    )

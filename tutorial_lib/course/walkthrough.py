@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tutorial_lib.core.authorization import TaskScope, authorization_station, github_access
@@ -35,12 +35,17 @@ from tutorial_lib.core.confirmation import (
     ConfirmationRequest,
     Question,
     confirmation_station,
-    run_approved,
 )
 from tutorial_lib.core.contracts import Envelope, LogRecord
-from tutorial_lib.core.road import PendingCall, Station, call_tool
+from tutorial_lib.core.road import PendingCall, Station
 from tutorial_lib.core.tools import Registry
-from tutorial_lib.course.confirm_demo import REPOSITORIES, ManualClock, post_policy
+from tutorial_lib.course.confirm_demo import (
+    REPOSITORIES,
+    EmulatorDesk,
+    ManualClock,
+    open_emulator,
+    post_policy,
+)
 from tutorial_lib.course.pr_answer import (
     CATEGORY_SHORT,
     Judgement,
@@ -49,10 +54,6 @@ from tutorial_lib.course.pr_answer import (
     cite,
     routine_set_aside,
 )
-from tutorial_lib.emulator.faults import FaultPlan
-from tutorial_lib.emulator.fixtures import GitHubStore, build_store
-from tutorial_lib.emulator.service import serve_in_process
-from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.composite import composite_tool_specs
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
@@ -156,32 +157,14 @@ def conclusion_text(answer: PullRequestAnswer) -> str:
     return "\n".join(lines)
 
 
-@dataclass
-class Walkthrough:
-    """The world of the walkthrough and its road. Close it with :meth:`close`."""
+@dataclass(kw_only=True)
+class Walkthrough(EmulatorDesk):
+    """The world of the walkthrough and its road (the five steps are its methods).
 
-    store: GitHubStore
-    registry: Registry
-    flow: ConfirmationFlow
-    clock: ManualClock
-    stations: list[Station]
-    log: list[LogRecord] = field(default_factory=list)
-    _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
+    ``user_named``: the repository the user named, set by :meth:`locate`.
+    """
 
-    def call(self, tool: str, arguments: Mapping[str, Any]) -> Envelope:
-        """A call as the model makes it, through the road and its stations."""
-        return call_tool(self.registry, tool, dict(arguments), stations=self.stations, log=self.log)
-
-    def run(self, request: ConfirmationRequest | str) -> Envelope:
-        """The host runs what the user approved, once."""
-        request_id = request if isinstance(request, str) else request.request_id
-        return run_approved(
-            self.flow, request_id, self.registry, stations=self.stations, log=self.log
-        )
-
-    def comments(self, repository: str = REPOSITORIES[0]) -> int:
-        """Conversation comments stored on PR 128 of ``repository``."""
-        return len(self.store.issue_comments(repository, PR))
+    user_named: str | None = None
 
     def locate(self, named: str | None, *, guess: str = REPOSITORIES[1]) -> Envelope:
         """Step 1: read the snapshot of the repository the user ``named``; when they named
@@ -194,7 +177,8 @@ class Walkthrough:
         """Step 2: the snapshot, of the named repository or of the one the user chose."""
         if request is not None:
             return self.run(request)
-        assert self.user_named is not None, "locate first"
+        if self.user_named is None:
+            raise ValueError("locate first: no repository was named or chosen")
         return self.call(_SNAPSHOT, {"repository": self.user_named, "pr": PR})
 
     def judge(self, snapshot: Mapping[str, Any]) -> PullRequestAnswer:
@@ -221,18 +205,6 @@ class Walkthrough:
         }
         return self.call("github_pr_create_comment", arguments)
 
-    def close(self) -> None:
-        """Stop the emulator and close the client."""
-        self._stack.close()
-
-    def __enter__(self) -> Walkthrough:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    user_named: str | None = None
-
 
 def _read_policy(walk: Walkthrough) -> Any:
     """A snapshot read asks which repository while the user named none."""
@@ -256,12 +228,7 @@ def open_walkthrough(*, faults: str | None = "commit_then_timeout:0.8") -> Walkt
     the road with authorization (read and write on the two repositories) and
     confirmation (which repository to read; every post, with its text shown)."""
     stack = contextlib.ExitStack()
-    store = build_store()
-    plan = FaultPlan.parse(faults) if faults else None
-    handle = stack.enter_context(serve_in_process(store, faults=plan))
-    client = stack.enter_context(
-        GitHubClient(handle.base_url, timeout_s=0.3, transport=handle.transport())
-    )
+    store, client = open_emulator(stack, faults)
     reads = GitHubToolContext(client, CursorCodec(b"chapter-08-walkthrough-key-0001"))
     writes = WriteContext(client, sleep=lambda _seconds: None, seed=8)
     registry = Registry(
@@ -274,7 +241,9 @@ def open_walkthrough(*, faults: str | None = "commit_then_timeout:0.8") -> Walkt
         name: github_access("write" if name == "github_pr_create_comment" else "read")
         for name in registry.names
     }
-    walk = Walkthrough(store, registry, flow, clock, [], _stack=stack)
+    walk = Walkthrough(
+        store=store, flow=flow, clock=clock, registry=registry, stations=[], _stack=stack
+    )
     read_policy = _read_policy(walk)
 
     def policy(call: PendingCall) -> Question | None:
