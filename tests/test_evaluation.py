@@ -27,7 +27,6 @@ from tutorial_lib.agent.evaluation import (
     first_call_invalid_ratio,
     open_comment_ids,
     transcript_view,
-    zero_based_start,
 )
 from tutorial_lib.agent.interfaces import (
     ABLATIONS,
@@ -40,7 +39,7 @@ from tutorial_lib.agent.interfaces import (
     open_world,
     tool_list_chars,
 )
-from tutorial_lib.agent.loop import FinalAnswer, Step, Transcript
+from tutorial_lib.agent.loop import FinalAnswer, Step, Transcript, zero_based_lines
 from tutorial_lib.design.exports import tool_list_json
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tutorial_lib"
@@ -84,8 +83,8 @@ def test_first_call_invalid_ratio_ignores_runs_without_calls() -> None:
 
 
 def test_habits_fire_unless_the_named_fix_is_in() -> None:
-    prevented = Habit(zero_based_start(), "declarations")
-    stubborn = Habit(zero_based_start())
+    prevented = Habit(zero_based_lines(None), "declarations")
+    stubborn = Habit(zero_based_lines(None))
     assert not prevented.fires(V2) and prevented.fires(V1)
     assert prevented.fires(ablation("declarations")) and not prevented.fires(ablation("units"))
     assert stubborn.fires(V2) and stubborn.fires(V1)

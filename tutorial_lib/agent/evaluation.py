@@ -57,6 +57,7 @@ from tutorial_lib.agent.loop import (
     guess_enum,
     integers_as_strings,
     run_agent,
+    zero_based_lines,
 )
 from tutorial_lib.core.road import StepClock
 from tutorial_lib.core.tools import Registry
@@ -83,7 +84,6 @@ __all__ = [
     "open_comment_ids",
     "seconds_for_milliseconds",
     "transcript_view",
-    "zero_based_start",
 ]
 
 #: Longest line :func:`transcript_view` and the tables produce.
@@ -91,23 +91,6 @@ MAX_VIEW_CHARS = 96
 
 
 # --------------------------------------------------------------------------- habits
-
-
-def zero_based_start() -> Mistake:
-    """Counts lines from 0, on whatever tool has a ``start`` (the course's
-    :func:`~tutorial_lib.agent.loop.zero_based_lines` is tied to the name ``read_lines``,
-    and a vague interface names its read tool otherwise)."""
-
-    def distort(tool: str, name: str, value: Any) -> Any:
-        return value - 1 if name == "start" and type(value) is int else value
-
-    return Mistake(
-        "zero_based_lines",
-        "line numbers counted from 0",
-        distort,
-        frozenset({"invalid_range"}),
-        ({"count": 10}, {"count": 5}, {"count": 1}),
-    )
 
 
 def seconds_for_milliseconds() -> Mistake:
@@ -516,7 +499,7 @@ TASKS: tuple[EvalTask, ...] = (
         "read config, 0-based",
         "Read config.toml in full.",
         ReadIntent("config.toml"),
-        _h(zero_based_start(), _DECL),
+        _h(zero_based_lines(None), _DECL),
         tags=frozenset({"habit"}),
     ),
     EvalTask(
@@ -536,7 +519,7 @@ TASKS: tuple[EvalTask, ...] = (
         "read log, 0-based",
         "Read all of app.log.",
         ReadIntent("app.log"),
-        _h(zero_based_start(), _DECL),
+        _h(zero_based_lines(None), _DECL),
         tags=frozenset({"habit", "paging"}),
     ),
     EvalTask(

@@ -330,14 +330,16 @@ class Mistake:
     ignores_has_more: bool = False
 
 
-def zero_based_lines() -> Mistake:
+def zero_based_lines(tool_name: str | None = "read_lines") -> Mistake:
     """Counts lines from 0: it asks for line N as ``N - 1``, so the first read is ``start: 0``.
 
-    After a bare error it suspects the page size, never the line number.
+    The habit applies to the ``start`` of ``tool_name`` (of any tool with ``start`` when
+    None: an interface may name its read tool otherwise). After a bare error it suspects
+    the page size, never the line number.
     """
 
     def distort(tool: str, name: str, value: Any) -> Any:
-        if tool == "read_lines" and name == "start" and type(value) is int:
+        if tool_name in (None, tool) and name == "start" and type(value) is int:
             return value - 1
         return value
 
