@@ -26,6 +26,7 @@ from tutorial_lib.course.pr_answer import (
     routine_set_aside,
 )
 from tutorial_lib.course.table import display_width
+from tutorial_lib.course.walkthrough import judge_pr128
 from tutorial_lib.emulator.fixtures import (
     ARJUN,
     MUST_NOT_MISS_COMMENT_IDS,
@@ -73,72 +74,12 @@ def quote(registry: Registry, comment_id: int, field: str, words: str, **extra: 
     return cite(registry, "github_pr_get_comment", arguments, field, words)
 
 
-def chapter_judgements(registry: Registry) -> dict[int, Judgement]:
-    """The judgements chapter 04 writes (same classes, same citations)."""
-    return {
-        1700000035: Judgement(
-            "confirmed",
-            "reproduced by the reviewer, acknowledged by the PR's author",
-            evidence=(
-                quote(registry, 1700000035, "body", "Reproduced with `cart.test.ts`"),
-                quote(
-                    registry, 1700000036, "in_reply_to_id", "1700000035", response_format="detailed"
-                ),
-                quote(registry, 1700000036, "author", "dana-ortiz"),
-                quote(registry, 1700000036, "body", "Confirmed, I can reproduce it."),
-                cite(registry, "github_pr_get", SCOPE, "author", "dana-ortiz"),
-            ),
-        ),
-        1700000067: Judgement(
-            "confirmed",
-            "the reviewer reports running it",
-            evidence=(
-                quote(
-                    registry,
-                    1700000067,
-                    "body",
-                    "I ran it against the staging snapshot and it aborts",
-                ),
-            ),
-        ),
-        1700000042: Judgement("to_verify", "hedged", cue="possible race condition (unconfirmed)"),
-        1700000048: Judgement(
-            "to_verify",
-            "hedged, and the reviewer did not check",
-            cue="possible double processing (unconfirmed)",
-            evidence=(
-                quote(registry, 1700000048, "body", "I haven't checked the webhook handler"),
-            ),
-        ),
-        1700000055: Judgement(
-            "to_verify",
-            "firm, but nothing backs it",
-            evidence=(quote(registry, 1700000055, "body", "That is an SQL injection"),),
-        ),
-        1700000031: Judgement("opinion", "unsure", cue="Not sure what Stripe recommends"),
-        1700000034: Judgement("opinion", "says so", cue="Not a blocker"),
-        1700000039: Judgement("opinion", "author's call", cue="Up to you"),
-        1700000054: Judgement("opinion", "says so", cue="Not a strong opinion"),
-        1700000059: Judgement("opinion", "a nit", cue="Reviewer nit"),
-        1700000063: Judgement("opinion", "an aside", cue="Just a thought"),
-        1700000069: Judgement("opinion", "a nit", cue="Reviewer nit"),
-    }
-
-
-CHAPTER_ASIDE = {
-    1700000032: "reply in the thread of 1700000031",
-    1700000036: "reply in the thread of 1700000035, cited as its evidence",
-    1700000062: "an instruction to an AI inside a comment: data, not a task",
-}
-
-
 @pytest.fixture(scope="module")
 def chapter_answer(registry: Registry) -> PullRequestAnswer:
     entries, pages = read_all(registry, page_size=50)
-    aside = routine_set_aside(entries) | CHAPTER_ASIDE
-    return build_answer(
-        "example/shop", 128, pages[-1]["coverage"], entries, chapter_judgements(registry), aside
-    )
+    judgements, agent_set_aside = judge_pr128(registry, SCOPE)  # chapter 04's judgements
+    aside = routine_set_aside(entries) | agent_set_aside
+    return build_answer("example/shop", 128, pages[-1]["coverage"], entries, judgements, aside)
 
 
 # --------------------------------------------------------------------------- the answer
