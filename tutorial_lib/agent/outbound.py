@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tutorial_lib.core.arguments import unicode_text_error
 from tutorial_lib.core.contracts import ContractError, Source
 from tutorial_lib.core.tools import Annotations, ToolSpec
 
@@ -131,16 +132,12 @@ def _value_error(name: str, value: Any, error: ValidationError) -> ContractError
 
 
 def _check(context: OutboundGateway, args: Mapping[str, Any]) -> None:
-    """Business check: the body must be writable as UTF-8 (JSON allows lone surrogates)."""
-    try:
-        str(args.get("body", "")).encode("utf-8")
-        args["url"].encode("utf-8")
-    except UnicodeEncodeError:
-        raise ContractError(
-            "invalid_value",
-            "'url' and 'body' must be valid Unicode text (no lone surrogates)",
-            field="body",
-        ) from None
+    """Business check: the URL and the body must be writable as UTF-8 (JSON allows lone
+    surrogates), the same check as every tool that sends text on."""
+    for name in ("url", "body"):
+        error = unicode_text_error(name, args.get(name, ""))
+        if error is not None:
+            raise error
 
 
 def _send(context: OutboundGateway, args: Mapping[str, Any], checked: None) -> dict[str, Any]:
