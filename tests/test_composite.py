@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, Registry
 from tutorial_lib.design.lint import lint
 from tutorial_lib.emulator.fixtures import build_store
@@ -55,7 +55,7 @@ def _paged_ids(registry: Registry, query_filter: str) -> list[int]:
     args: dict[str, Any] = {"repository": REPO, "pr": PR, "filter": query_filter}
     ids: list[int] = []
     while True:
-        page = call_tool(registry, "github_pr_list_comments", args)
+        page = Host(registry).call("github_pr_list_comments", args)
         assert page["ok"] is True
         ids += [c["comment_id"] for c in page["data"]["comments"]]
         if page["data"]["coverage"] == "complete":
@@ -84,7 +84,7 @@ def test_complete_snapshot_matches_paging_to_the_end(
     expected = _paged_ids(registry, query_filter)
     handle.requests.clear()
     got = _valid(
-        call_tool(registry, REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR, "filter": query_filter})
+        Host(registry).call(REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR, "filter": query_filter})
     )
     assert got["ok"] is True
     data = got["data"]
@@ -118,7 +118,7 @@ def test_the_cap_gives_partial_coverage_with_the_reason(
     registry = _registry(handle, client, max_comments=7)
     everything = _paged_ids(registry, "all")
     assert len(everything) > 7
-    got = _valid(call_tool(registry, REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR}))
+    got = _valid(Host(registry).call(REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR}))
     data = got["data"]
     assert list(DATA.iter_errors(data)) == []
     assert [c["comment_id"] for c in data["comments"]] == everything[:7]
@@ -128,8 +128,7 @@ def test_the_cap_gives_partial_coverage_with_the_reason(
     # The cursor continues exactly where the snapshot stopped.
     assert scope["next_tool"] == "github_pr_list_comments"
     more = _valid(
-        call_tool(
-            registry,
+        Host(registry).call(
             "github_pr_list_comments",
             {
                 "repository": REPO,
@@ -150,7 +149,7 @@ def test_the_page_cap_gives_partial_coverage(
     handle, client = emulator
     registry = _registry(handle, client, max_pages=1)
     # PR 128 has more comments than one page of 50: one page is not the whole list.
-    data = _valid(call_tool(registry, REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR}))["data"]
+    data = _valid(Host(registry).call(REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR}))["data"]
     assert list(DATA.iter_errors(data)) == []
     assert data["scope"]["coverage"] == "partial" and data["scope"]["pages_read"] == 1
     assert data["scope"]["comments_read"] == 50
@@ -164,7 +163,7 @@ def test_a_cap_inside_a_page_says_more_comments_exist(
     # A cap of 60 with pages of 50: the second page is cut at 10 of its 19 comments.
     registry = _registry(handle, client, max_comments=60)
     expected = _paged_ids(registry, "all")
-    data = _valid(call_tool(registry, REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR}))["data"]
+    data = _valid(Host(registry).call(REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR}))["data"]
     assert list(DATA.iter_errors(data)) == []
     assert [c["comment_id"] for c in data["comments"]] == expected[:60]
     scope = data["scope"]
@@ -186,8 +185,8 @@ def test_not_found_is_worded_as_the_read_tools_word_it(
 ) -> None:
     handle, client = emulator
     registry = _registry(handle, client)
-    got = _valid(call_tool(registry, REVIEW_SNAPSHOT, args))
-    read = call_tool(registry, "github_pr_get", args)
+    got = _valid(Host(registry).call(REVIEW_SNAPSHOT, args))
+    read = Host(registry).call("github_pr_get", args)
     assert got["ok"] is False and read["ok"] is False
     assert got["error"] == read["error"]
     assert got["error"]["code"] == "not_found"
@@ -199,8 +198,8 @@ def test_other_repository_pr_128_is_another_object(
 ) -> None:
     handle, client = emulator
     registry = _registry(handle, client)
-    ours = _valid(call_tool(registry, REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR}))["data"]
-    theirs = _valid(call_tool(registry, REVIEW_SNAPSHOT, {"repository": "other/shop", "pr": PR}))[
+    ours = _valid(Host(registry).call(REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR}))["data"]
+    theirs = _valid(Host(registry).call(REVIEW_SNAPSHOT, {"repository": "other/shop", "pr": PR}))[
         "data"
     ]
     assert theirs["repository"] == "other/shop" and theirs["title"] != ours["title"]
@@ -221,10 +220,48 @@ def test_the_schema_is_strict(
     emulator: tuple[InProcessHandle, GitHubClient], args: dict[str, Any], field: str
 ) -> None:
     handle, client = emulator
-    got = _valid(call_tool(_registry(handle, client), REVIEW_SNAPSHOT, args))
+    got = _valid(Host(_registry(handle, client)).call(REVIEW_SNAPSHOT, args))
     assert got["ok"] is False and got["error"]["field"] == field
     assert handle.requests == []
 
 
 def test_the_library_linter_accepts_the_spec() -> None:
     assert lint([*READ_SPECS, REVIEW_SNAPSHOT_SPEC]) == []
+
+
+def test_inner_calls_travel_the_host_authorized_and_logged(
+    emulator: tuple[InProcessHandle, GitHubClient],
+) -> None:
+    from tutorial_lib.core.authorization import TaskScope, github_access
+
+    handle, client = emulator
+    scope = TaskScope(repositories=frozenset({REPO}), grants=frozenset({"read"}))
+    access = {
+        REVIEW_SNAPSHOT: github_access("read"),
+        "github_pr_list_comments": github_access("read"),
+    }
+    host = Host(_registry(handle, client), access=access, scope=scope)
+    got = _valid(host.call(REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR}))
+    pages = got["data"]["scope"]["pages_read"]
+    tools = [record.tool for record in host.log]
+    # every page is a call of its own in the operator's log, then the composite's record
+    assert tools == ["github_pr_list_comments"] * pages + [REVIEW_SNAPSHOT]
+    assert all(record.outcome == "ok" for record in host.log)
+    # an access map without the list tool: the inner call is refused, so is the snapshot
+    narrow = Host(
+        _registry(handle, client), access={REVIEW_SNAPSHOT: access[REVIEW_SNAPSHOT]}, scope=scope
+    )
+    refused = narrow.call(REVIEW_SNAPSHOT, {"repository": REPO, "pr": PR})
+    assert refused["ok"] is False and refused["error"]["code"] == "permission_denied"
+    assert [r.station for r in narrow.log] == ["authorization", "execution"]
+
+
+def test_a_composite_outside_a_host_is_a_bug() -> None:
+    from tutorial_lib.core.road import StationBug
+
+    context = REVIEW_SNAPSHOT_SPEC.context
+    assert context is None or context.call is None
+    with pytest.raises(StationBug, match="only through a host"):
+        spec = composite_tool_specs(GitHubToolContext(None, CursorCodec(b"c" * 32)))[0]  # type: ignore[arg-type]
+        assert spec.execute is not None
+        spec.execute(spec.context, {"repository": REPO, "pr": PR}, None)

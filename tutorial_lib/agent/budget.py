@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tutorial_lib.core.contracts import ContractError, SuccessEnvelope, dumps
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.fixtures import GitHubStore
 from tutorial_lib.emulator.service import serve
@@ -108,8 +108,10 @@ def context_budget(
 def _caller(registry: Registry) -> Callable[[str, dict[str, Any]], SuccessEnvelope]:
     """``call(name, args)``: one call along the road; a failure raises its ContractError."""
 
+    host = Host(registry)
+
     def call(name: str, args: dict[str, Any]) -> SuccessEnvelope:
-        envelope = call_tool(registry, name, args)
+        envelope = host.call(name, args)
         if envelope["ok"] is False:
             raise ContractError(envelope["error"]["code"], envelope["error"]["message"])
         return envelope

@@ -59,6 +59,7 @@ from tutorial_lib.agent.loop import (
     run_agent,
     zero_based_lines,
 )
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.road import StepClock
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FaultKind
@@ -789,7 +790,10 @@ def evaluate(
                 registry = version.registry(world)
                 tool_chars = tool_list_chars(list(registry))
                 model = task.model(version, registry)
-                transcript = run_agent(model, registry, max_steps=max_steps, clock=StepClock())
+                # The harness measures the interface (names, schemas, errors), not the
+                # guards: an unguarded host, on purpose, so no version is refused for them.
+                host = Host(registry, unguarded=True, clock=StepClock())
+                transcript = run_agent(model, host, max_steps=max_steps)
                 success = task.intent.succeeded(world, transcript)
             mine.append(RunResult(task.name, version.name, transcript, success))
         figures.append(VersionFigures.of(version.name, mine, tool_chars))

@@ -301,32 +301,29 @@ def _vague(
     prepare: Callable[[Mapping[str, Any]], dict[str, Any]] = dict,
 ) -> ToolSpec:
     """``real`` behind a vague declaration: the same checks and execution, run on the
-    arguments ``prepare`` fills in (a default the vague tool takes silently)."""
-
-    def execute(context: Any, args: Mapping[str, Any], checked: Any) -> Any:
-        full = prepare(args)
-        error = real.arguments.validate(full)
-        if error is not None:
-            raise error
-        inner = real.check(real.context, full)
-        with contextlib.ExitStack() as stack:
-            if isinstance(inner, contextlib.AbstractContextManager):
-                stack.enter_context(inner)
-            assert real.execute is not None
-            return real.execute(real.context, full, inner)
+    arguments ``prepare`` fills in (a default the vague tool takes silently). The road
+    adapts the arguments before any station (``ToolSpec.adapt``), so what the stations
+    see is what runs."""
 
     def source(context: Any, args: Mapping[str, Any], data: Any) -> Source:
         return {"system": "tool", "resource": name}
 
-    return ToolSpec(
+    spec = ToolSpec(
         name,
         name,
         description,
         schema,
         annotations=real.annotations,
-        execute=execute,
+        check=real.check,
+        execute=real.execute,
         source=source,
+        adapt=prepare,
+        adapted_schema=real.input_schema,
+        context=real.context,
     )
+    # the adapted arguments are worded as the real tool words its own errors
+    object.__setattr__(spec, "adapted_arguments", real.arguments)
+    return spec
 
 
 def _reshaped(real: ToolSpec, reshape: Callable[[dict[str, Any]], dict[str, Any]]) -> ToolSpec:

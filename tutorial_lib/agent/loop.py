@@ -28,14 +28,12 @@ from __future__ import annotations
 
 import copy
 import json
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from tutorial_lib.core.contracts import LogRecord, dumps, next_step
-from tutorial_lib.core.road import Station, call_tool
-from tutorial_lib.core.tools import Registry
+from tutorial_lib.core.contracts import dumps, next_step
+from tutorial_lib.core.host import Host
 from tutorial_lib.workspace.read_schema import MAX_COUNT
 
 __all__ = [
@@ -167,21 +165,14 @@ class Model(Protocol):
         ...
 
 
-def run_agent(
-    model: Model,
-    registry: Registry,
-    *,
-    max_steps: int = 20,
-    log: list[LogRecord] | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-    stations: Sequence[Station] = (),
-) -> Transcript:
+def run_agent(model: Model, host: Host, *, max_steps: int = 20) -> Transcript:
     """Let ``model`` act until it answers or has made ``max_steps`` tool calls.
 
-    Every call goes through :func:`tutorial_lib.core.road.call_tool` (``log``, ``clock``
-    and ``stations`` are passed on); the tools' context (workspace root, client, store)
-    was bound when ``registry`` was built. After the last allowed call the model may still
-    answer; otherwise ``transcript.final`` stays None.
+    Every call goes through ``host.call`` (the road, the host's guards, its log and clock;
+    a question for the user goes to the host's answerer, if it has one); the tools'
+    context (workspace root, client, store) was bound when the registry was built. After
+    the last allowed call the model may still answer; otherwise ``transcript.final``
+    stays None.
     """
     transcript = Transcript()
     while True:
@@ -192,11 +183,7 @@ def run_agent(
         if len(transcript.steps) >= max_steps:
             return transcript
         sent = copy.deepcopy(action.arguments)
-        result: dict[str, Any] = dict(
-            call_tool(
-                registry, action.name, action.arguments, log=log, clock=clock, stations=stations
-            )
-        )
+        result: dict[str, Any] = dict(host.call(action.name, action.arguments))
         ok = result.get("ok") is True
         error = result.get("error")
         code = None if ok else (error.get("code") if isinstance(error, dict) else str(error))

@@ -171,6 +171,7 @@ HTTP_SEND_SPEC = ToolSpec(
     check=_check,
     execute=_send,
     source=_source,
+    posted_text=("url", "body"),
     value_error=_value_error,
 )
 

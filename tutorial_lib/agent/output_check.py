@@ -25,8 +25,9 @@ user did not ask for.
   with each of them replaced by ``[outside link removed: <host>]`` (the whole construct: no
   part of its URL stays behind).
 - :func:`outside_link_station` is an ``"authorization"``
-  :class:`~tutorial_lib.core.road.Station`: a write tool whose argument is posted text
-  (:data:`BODY_FIELDS`) is refused with ``permission_denied`` when that text links outside.
+  :class:`~tutorial_lib.core.road.Station`: a tool whose arguments carry posted text (it
+  declares them: ``ToolSpec.posted_text``) is refused with ``permission_denied`` when that
+  text links outside.
 
 The canonical host is lower-case, without port or user info, with trailing dots removed,
 ``xn--`` labels decoded to Unicode (``xn--gthub-n2e.com`` is ``g\u0456thub.com``, with a
@@ -62,9 +63,8 @@ import html
 import ipaddress
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Literal
 from urllib.parse import unquote
 
@@ -72,7 +72,6 @@ from tutorial_lib.core.contracts import ContractError
 from tutorial_lib.core.road import PendingCall, Station
 
 __all__ = [
-    "BODY_FIELDS",
     "Link",
     "LinkKind",
     "OutputPolicy",
@@ -84,15 +83,6 @@ __all__ = [
 
 #: The six forms a link can take in a text.
 LinkKind = Literal["markdown_link", "markdown_image", "reference", "autolink", "html", "bare"]
-
-#: The write tools whose argument is text that gets posted, and the name of that argument.
-BODY_FIELDS: Mapping[str, str] = MappingProxyType(
-    {
-        "github_pr_create_comment": "body",
-        "github_pr_edit_comment": "body",
-        "http_send": "body",
-    }
-)
 
 #: What replaces an outside link (``{}``: its host, or hosts when constructs nest).
 MARKER = "[outside link removed: {}]"
@@ -709,25 +699,22 @@ def _outside_refusal(field: str, body: str, outside: Sequence[Link]) -> Contract
     )
 
 
-def outside_link_station(
-    policy: OutputPolicy, fields: Mapping[str, str] = BODY_FIELDS, *, name: str = "output_links"
-) -> Station:
+def outside_link_station(policy: OutputPolicy, *, name: str = "output_links") -> Station:
     """An ``"authorization"`` :class:`~tutorial_lib.core.road.Station` for posted text.
 
-    A call of a tool named in ``fields`` (tool name -> the argument that is posted text)
-    whose text links to a host ``policy`` does not allow is refused with
-    ``permission_denied`` (``retry: after_authorization``; execution never runs). Other
-    tools, and texts with only allowed links, pass. ``fields`` is copied.
+    A call whose tool declares posted text (``ToolSpec.posted_text``: the arguments it
+    posts or sends for others to read) with a link to a host ``policy`` does not allow is
+    refused with ``permission_denied`` (``retry: after_authorization``; execution never
+    runs). Other tools, and texts with only allowed links, pass.
     """
-    frozen: Mapping[str, str] = MappingProxyType(dict(fields))
 
     def check(call: PendingCall) -> None:
-        field = frozen.get(call.tool.name)
-        body = None if field is None else call.arguments.get(field)
-        if field is None or not isinstance(body, str):
-            return
-        verdict = check_output(body, policy)
-        if not verdict.ok:
-            raise _outside_refusal(field, body, verdict.outside)
+        for field in call.tool.posted_text:
+            body = call.arguments.get(field)
+            if not isinstance(body, str):
+                continue
+            verdict = check_output(body, policy)
+            if not verdict.ok:
+                raise _outside_refusal(field, body, verdict.outside)
 
     return Station(name, "authorization", check)

@@ -29,6 +29,7 @@ and calls that reached execution although the task's scope does not allow them.
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -46,14 +47,14 @@ from tutorial_lib.agent.payloads import ATTACKER_HOST, PAYLOADS, AttackGoal, Pay
 from tutorial_lib.core.authorization import (
     AccessMap,
     TaskScope,
-    authorization_station,
     authorize,
     github_access,
     outbound_access,
     workspace_access,
 )
 from tutorial_lib.core.contracts import ContractError, LogRecord
-from tutorial_lib.core.road import PendingCall, Station, StepClock, call_tool
+from tutorial_lib.core.host import Host
+from tutorial_lib.core.road import PendingCall, StepClock
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.fixtures import (
     INJECTED_COMMENT_ID,
@@ -91,7 +92,7 @@ __all__ = [
     "World",
     "Run",
     "attack_succeeded",
-    "chapter_stations",
+    "chapter_host",
     "open_world",
     "place",
     "run_case",
@@ -129,7 +130,7 @@ CHAPTER_ACCESS: AccessMap = MappingProxyType(
         "github_pr_get_comment": github_access("read"),
         "github_pr_list_conversation": github_access("read"),
         "github_pr_get_review_snapshot": github_access("read"),
-        "github_pr_comment_status": github_access("read"),
+        "github_pr_get_comment_status": github_access("read"),
         "github_pr_create_comment": github_access("write"),
         "github_pr_edit_comment": github_access("write"),
         "github_pr_delete_comment": github_access("delete"),
@@ -533,18 +534,42 @@ class CaseResult:
     report: str
 
 
-def chapter_stations(scope: TaskScope = READ_SCOPE) -> list[Station]:
-    """The chapter's stations for a task of ``scope``: authorization, then outside links."""
-    return [
-        authorization_station(scope, CHAPTER_ACCESS),
-        outside_link_station(OutputPolicy()),
-    ]
+def chapter_host(
+    world: World,
+    scope: TaskScope = READ_SCOPE,
+    *,
+    defences: Defences = "all",
+    clock: Callable[[], float] | None = None,
+    observer: Callable[[Any, Any], object] | None = None,
+) -> Host:
+    """The host of one task in ``world``: with defences, the operator's declarations
+    (:data:`CHAPTER_ACCESS`) and ``scope`` (authorization, confirmation by class), plus the
+    output check on posted text; with ``"none"``, an unguarded host (the failure shown on
+    purpose). It logs into ``world.log``."""
+    if defences == "none":
+        return Host(
+            world.registry,
+            unguarded=True,
+            log=world.log,
+            clock=clock or StepClock(),
+            observer=observer,
+        )
+    return Host(
+        world.registry,
+        access=CHAPTER_ACCESS,
+        scope=scope,
+        extra_stations=[outside_link_station(OutputPolicy())],
+        log=world.log,
+        clock=clock or StepClock(),
+        observer=observer,
+    )
 
 
 @dataclass(frozen=True)
 class Run:
     """One task run in a world: the model's transcript, the report the user gets, and
-    every call made (the model's, then the host's), in the order of ``world.log``."""
+    every call made (the model's, the host's own, a composite's inner calls), in the order
+    of ``world.log``, as the host's observer saw them."""
 
     transcript: Transcript
     report: Report
@@ -564,21 +589,17 @@ def run_task(
     With ``defences`` other than ``"none"``, every call passes :func:`chapter_stations` of
     ``scope``; with ``"all"``, the report is built from evidence.
     """
-    stations = chapter_stations(scope) if defences != "none" else []
-    clock = StepClock()
+    calls: list[tuple[str, Mapping[str, Any]]] = []
+
+    def observe(name: Any, arguments: Any) -> None:
+        calls.append((name, copy.deepcopy(arguments)))
+
+    host = chapter_host(world, scope, defences=defences, observer=observe)
     model = ObedientModel(task, book, user_request=task.request)
-    transcript = run_agent(
-        model, world.registry, log=world.log, clock=clock, stations=stations, max_steps=30
-    )
-    calls: list[tuple[str, Mapping[str, Any]]] = [
-        (step.name, step.arguments) for step in transcript.steps
-    ]
+    transcript = run_agent(model, host, max_steps=30)
 
     def host_call(name: str, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
-        calls.append((name, arguments))
-        return call_tool(
-            world.registry, name, dict(arguments), log=world.log, clock=clock, stations=stations
-        )
+        return host.call(name, dict(arguments))
 
     if defences == "all":
         report = report_from_evidence(task, transcript, task.owns, host_call, OutputPolicy())
@@ -616,7 +637,7 @@ def run_case(
             defences,
             utility,
             succeeded,
-            sum(r.station == "authorization" for r in world.log),
+            sum(r.station in ("authorization", "resolution") for r in world.log),
             unauthorized_executions(world, run.calls),
             len(run.calls),
             report.text,

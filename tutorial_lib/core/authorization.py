@@ -29,10 +29,14 @@ A refusal is ``permission_denied`` (``retry: after_authorization``; the road add
 ``operation_state: not_applied``): its message says what was refused and why, and its
 suggestion says to ask the user, never to try other arguments.
 
-A workspace path is checked by its name, lexically (normalized, no ``..`` out of the
-root), and, when the business check opened the file and the OS can name it (Linux), by
-the name it really has after symlinks: a link ``notes.txt -> .env`` is refused as
-``.env``. Elsewhere only the requested name is checked.
+The station stands *before* the business check (:func:`authorize`): it decides on what
+the arguments name (tool, action class, repository, host, the workspace path taken
+lexically: normalized, no ``..`` out of the root, secret names), so a refused call opens
+nothing and learns nothing (whether a file exists, is a FIFO, or is too large). Once the
+business check has opened the file, a second station of the ``"resolution"`` slot
+(:func:`authorize_resolved`) checks the name it really has after symlinks (Linux): a link
+``notes.txt -> .env`` is refused as ``.env``. Elsewhere only the requested name is checked.
+:func:`authorization_stations` gives both; the host puts them on the road.
 """
 
 from __future__ import annotations
@@ -58,10 +62,12 @@ __all__ = [
     "ResourceSystem",
     "TaskScope",
     "ToolAccess",
-    "authorization_station",
+    "authorization_stations",
     "authorize",
+    "authorize_resolved",
     "github_access",
     "is_secret_path",
+    "local_access",
     "normalize_workspace_path",
     "outbound_access",
     "workspace_access",
@@ -71,9 +77,10 @@ __all__ = [
 ActionClass = Literal["read", "write", "delete", "send"]
 ACTION_CLASSES: tuple[ActionClass, ...] = get_args(ActionClass)
 
-#: Where a resource lives: a GitHub repository, a path of the local workspace, or the
-#: host an outbound request goes to.
-ResourceSystem = Literal["github", "workspace", "outbound"]
+#: Where a resource lives: a GitHub repository, a path of the local workspace, the host an
+#: outbound request goes to, or a tool's own local store (tasks, jobs: no resource of its
+#: own to scope, so only the class grant decides).
+ResourceSystem = Literal["github", "workspace", "outbound", "local"]
 
 #: File names that bear secrets, matched case-insensitively against every component of a
 #: workspace path (a file ``.env``, or anything under a directory ``credentials``):
@@ -181,6 +188,16 @@ def outbound_access(action: ActionClass = "send", argument: str = "url") -> Tool
     return ToolAccess(action, locate, "outbound", argument)
 
 
+def local_access(action: ActionClass, store: str = "local") -> ToolAccess:
+    """A tool of class ``action`` on its own local store (named ``store``): the scope holds
+    it whenever the class is granted (there is no repository, path or host to name)."""
+
+    def locate(arguments: Mapping[str, Any]) -> Resource:
+        return Resource("local", store)
+
+    return ToolAccess(action, locate, "local", None)
+
+
 def normalize_workspace_path(path: str) -> str | None:
     """``path`` relative to the workspace root, normalized (``"."`` for the root), or None
     when it is absolute (or starts with a drive) or climbs out with ``..``: no scope
@@ -266,7 +283,9 @@ def authorize(scope: TaskScope, access: AccessMap, call: PendingCall) -> None:
     """Let ``call`` through, or raise ``permission_denied`` saying what and why.
 
     In order: the tool has a declaration; its class is granted; its resource is in the
-    scope; a secret-bearing file has its own grant. The tool's annotations are not read.
+    scope; a secret-bearing file has its own grant. It reads only the arguments (no I/O),
+    never the tool's annotations. When ``call.checked`` names the file the business check
+    really opened, that name is checked too (:func:`authorize_resolved`).
     """
     name = call.tool.name
     declared = access.get(name)
@@ -288,20 +307,28 @@ def authorize(scope: TaskScope, access: AccessMap, call: PendingCall) -> None:
     resource = declared.locate(call.arguments)
     if resource.system == "github":
         _check_repository(scope, resource)
-        return
-    if resource.system == "outbound":
+    elif resource.system == "outbound":
         if not scope.holds_host(resource.name):
             raise _refusal(
                 f"host '{resource.name}' is not one this task may send to",
                 resource,
                 "outside_scope",
             )
-        return
-    _check_path(scope, resource)
-    # The business check may have opened the file: check the name it really has (a link
-    # ``notes.txt -> .env`` is the secret file under another name).
+    elif resource.system == "workspace":
+        _check_path(scope, resource)
+        authorize_resolved(scope, access, call)
+
+
+def authorize_resolved(scope: TaskScope, access: AccessMap, call: PendingCall) -> None:
+    """After the business check: refuse a workspace call whose opened file really has a
+    name outside the scope or a secret name (``call.checked.resolved_name``, the name after
+    symlinks). Nothing to check when the check resolved no name."""
+    declared = access.get(call.tool.name)
     resolved = getattr(call.checked, "resolved_name", None)
-    if isinstance(resolved, str) and resolved != normalize_workspace_path(resource.name):
+    if declared is None or not isinstance(resolved, str):
+        return
+    resource = declared.locate(call.arguments)
+    if resource.system == "workspace" and resolved != normalize_workspace_path(resource.name):
         _check_path(scope, Resource("workspace", resolved, resource.field), via=resource.name)
 
 
@@ -337,16 +364,23 @@ def _check_path(scope: TaskScope, resource: Resource, *, via: str | None = None)
         )
 
 
-def authorization_station(
+def authorization_stations(
     scope: TaskScope, access: AccessMap, *, name: str = "task_scope"
-) -> Station:
-    """The authorization :class:`~tutorial_lib.core.road.Station` of one task.
-
-    ``access`` is copied: changing the caller's mapping afterwards changes nothing.
+) -> tuple[Station, Station]:
+    """The two stations of one task's authorization: on what the arguments name (slot
+    ``"authorization"``, before any I/O) and on what the business check resolved (slot
+    ``"resolution"``). The host builds them; ``access`` is copied, so changing the
+    caller's mapping afterwards changes nothing.
     """
     frozen: AccessMap = MappingProxyType(dict(access))
 
-    def check(call: PendingCall) -> None:
-        authorize(scope, frozen, call)
+    def named(call: PendingCall) -> None:
+        authorize(scope, frozen, PendingCall(call.tool, call.arguments))
 
-    return Station(name, "authorization", check)
+    def resolved(call: PendingCall) -> None:
+        authorize_resolved(scope, frozen, call)
+
+    return (
+        Station(name, "authorization", named),
+        Station(f"{name}_resolved", "resolution", resolved),
+    )

@@ -25,9 +25,12 @@ of :meth:`~ConfirmationFlow.answer` (tests, nbval). :func:`elicitation_request` 
 cancel), one to one.
 
 :func:`confirmation_station` puts the flow on the road, in the ``"confirmation"`` slot
-(after authorization). Its policy says which calls need a question; a call the policy
-lets through (already approved by the task) runs directly; a call whose environment needs
-*formal* approval (a production deploy) is refused outright: no click is enough there.
+(after authorization); the host (:class:`tutorial_lib.core.host.Host`) builds it, with a
+policy by action class: every write, delete or send asks, with the tool's own ``preview``
+or :func:`plain_question`. A call the policy lets through (approved in advance for the
+task) runs directly; a call whose environment needs *formal* approval (a production
+deploy) is refused outright: no click is enough there. A ``confirmation_required`` error
+carries ``error.confirmation`` (request id, question, options) for the front end.
 """
 
 from __future__ import annotations
@@ -39,9 +42,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
-from tutorial_lib.core.contracts import ContractError, Envelope, LogRecord
-from tutorial_lib.core.road import PendingCall, Station, call_tool
-from tutorial_lib.core.tools import Registry
+from tutorial_lib.core.contracts import ConfirmationAsk, ContractError, TutorialLibError
+from tutorial_lib.core.road import PendingCall, Station
 
 __all__ = [
     "APPROVAL_PROBLEMS",
@@ -59,9 +61,10 @@ __all__ = [
     "approval_digest",
     "approval_problem",
     "ask_in_terminal",
+    "choose_target",
     "confirmation_station",
     "elicitation_request",
-    "run_approved",
+    "plain_question",
 ]
 
 Decision = Literal["accept", "decline", "cancel"]
@@ -77,7 +80,7 @@ _WAIT = (
 )
 
 
-class ConfirmationError(ValueError):
+class ConfirmationError(TutorialLibError, ValueError):
     """A front end tried a transition the state machine does not allow (answering twice,
     a choice that is not a candidate, an unknown request)."""
 
@@ -128,6 +131,59 @@ class Question:
 #: Which calls need a question: ``policy(call)`` returns the :class:`Question`, or None
 #: for a call that runs directly (no confirmation needed, or approved by the task).
 ConfirmationPolicy = Callable[[PendingCall], Question | None]
+
+_ACTION_WORDS = {
+    "write": "change something that others see",
+    "delete": "destroy something; it cannot be brought back",
+    "send": "send something out or make it take effect for others",
+}
+
+
+def plain_question(tool: str, arguments: Mapping[str, Any], action: str) -> Question:
+    """The question for a call of a tool that declares no preview of its own: the tool,
+    what its class does, and every argument as it will run."""
+    shown = {name: _shown(value) for name, value in arguments.items()}
+    shown["impact"] = _ACTION_WORDS.get(action, action)
+    return Question(text=f"Run {tool} with these arguments?", shown=shown)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(_plain(value), ensure_ascii=False, sort_keys=True)
+
+
+def choose_target(argument: str, candidates: Sequence[str]) -> ConfirmationPolicy:
+    """A policy for an undecided target: ask with the tool's own preview (or a plain
+    question), and let the user choose ``argument`` among ``candidates`` (none chosen in
+    advance; the approval runs the call with the choice filled in)."""
+    options = tuple(candidates)
+    if not options:
+        raise ValueError("choose_target needs at least one candidate")
+
+    def policy(call: PendingCall) -> Question:
+        preview = call.tool.preview
+        base = (
+            preview(call.tool.context, call.arguments)
+            if preview is not None
+            else plain_question(call.tool.name, call.arguments, "write")
+        )
+        shown = {k: v for k, v in base.shown.items() if k != argument}
+        return replace(base, shown=shown, choose=argument, candidates=options)
+
+    return policy
+
+
+def _ask(request: ConfirmationRequest) -> ConfirmationAsk:
+    ask: ConfirmationAsk = {
+        "request_id": request.request_id,
+        "question": request.question.text,
+        "options": list(DECISIONS),
+    }
+    if request.question.choose is not None:
+        ask["choose"] = request.question.choose
+        ask["candidates"] = list(request.question.candidates)
+    return ask
 
 
 @dataclass(frozen=True)
@@ -318,6 +374,7 @@ class ConfirmationFlow:
                 "confirmation_required",
                 f"'{tool}' waits for the user's answer to {pending[-1].request_id}",
                 suggestion=_WAIT,
+                confirmation=_ask(pending[-1]),
                 log={"request_id": pending[-1].request_id},
             )
         if asked and asked[-1].state == "declined":
@@ -464,39 +521,18 @@ def confirmation_station(
                 f"the approval {other[-1].request_id} is for other arguments: the user did"
                 f" not approve these; they are asked as question {request.request_id}",
                 suggestion=_WAIT,
+                confirmation=_ask(request),
                 log={"request_id": request.request_id},
             )
         raise ContractError(
             "confirmation_required",
             f"'{tool}' needs the user's answer first: question {request.request_id}",
             suggestion=_WAIT,
+            confirmation=_ask(request),
             log={"request_id": request.request_id},
         )
 
     return Station(name, "confirmation", check)
-
-
-def run_approved(
-    flow: ConfirmationFlow,
-    request_id: str,
-    registry: Registry,
-    *,
-    stations: Sequence[Station] = (),
-    log: list[LogRecord] | None = None,
-    clock: Callable[[], float] | None = None,
-) -> Envelope:
-    """The host runs the call an accepted request approved, through the whole road.
-
-    The arguments are the approved ones (the user's choice filled in); the confirmation
-    station among ``stations`` uses the approval once. Running it again is refused by
-    that station (``approval_invalid``), as is a request that was not accepted.
-    """
-    request = flow.request(request_id)
-    arguments = dict(request.approved_arguments or request.arguments)
-    kwargs: dict[str, Any] = {"stations": stations, "log": log}
-    if clock is not None:
-        kwargs["clock"] = clock
-    return call_tool(registry, request.tool, arguments, **kwargs)
 
 
 # --------------------------------------------------------------------------- other front ends

@@ -4,7 +4,7 @@
     failure: {"schema_version": 1, "ok": false, "tool": "read_lines",
               "error": {"code", "message", "field"?, "received"?, "expected"?,
                         "allowed_values"?, "operation_state", "retry", "suggestion"?,
-                        "next_tool"?}}
+                        "next_tool"?, "confirmation"?}}
 
 Each code has a fixed default ``retry`` advice, so the model can decide its next step from
 the code alone; ``operation_state`` is always the real state of the operation. Fields that
@@ -48,6 +48,7 @@ __all__ = [
     "TOOL_NAME_REGEX",
     "STEPS",
     "CodeInfo",
+    "ConfirmationAsk",
     "ContractError",
     "DecisionRow",
     "Envelope",
@@ -58,6 +59,7 @@ __all__ = [
     "NextTool",
     "OperationState",
     "Retry",
+    "TutorialLibError",
     "SuccessEnvelope",
     "digest_arguments",
     "dumps",
@@ -189,6 +191,7 @@ class ErrorObject(_ErrorRequired, total=False):
     allowed_values: list[Any]
     suggestion: str
     next_tool: NextTool
+    confirmation: ConfirmationAsk
 
 
 class Source(TypedDict):
@@ -229,7 +232,29 @@ Envelope = SuccessEnvelope | FailureEnvelope
 _UNSET: Any = object()
 
 
-class ContractError(Exception):
+class TutorialLibError(Exception):
+    """The root of every exception this library raises on purpose.
+
+    ``except TutorialLibError`` catches them all: a :class:`ContractError` (a value the
+    road turns into a failure envelope), a bug the road found (``RoadBug`` in
+    :mod:`tutorial_lib.core.road`), a front end's misuse of a confirmation flow
+    (``ConfirmationError``), an export that would lose meaning (``ExportError``).
+    """
+
+
+class ConfirmationAsk(TypedDict, total=False):
+    """What a ``confirmation_required`` error carries, so a host or a client can answer
+    without reading the message: the request, the question, the answers it takes, and
+    (for an undecided target) the argument to choose and its candidates."""
+
+    request_id: str
+    question: str
+    options: list[str]
+    choose: str
+    candidates: list[str]
+
+
+class ContractError(TutorialLibError):
     """A contract violation or failure, carried as a value and turned into an envelope.
 
     Raised by a tool's business check or execution (or by a station) and caught by the
@@ -241,6 +266,8 @@ class ContractError(Exception):
     ``retry`` overrides the code's default advice. ``operation_state`` is the real state of
     the operation when this error ended it; by default the code's own (``"unknown"`` for
     ``outcome_unknown``, ``"not_applied"`` for every other code).
+    ``confirmation`` (``confirmation_required`` only) names the pending question, its
+    request id and the answers it takes, so a front end never parses the message.
     ``log`` holds internal details for the operator (exception class, errno, resolved
     path, sizes...): the road copies them into the :class:`LogRecord`, never into the
     envelope. A step that knows more may add to ``error.log`` before re-raising.
@@ -259,6 +286,7 @@ class ContractError(Exception):
         next_tool: NextTool | None = None,
         retry: Retry | None = None,
         operation_state: OperationState | None = None,
+        confirmation: ConfirmationAsk | None = None,
         log: Mapping[str, Any] | None = None,
     ) -> None:
         if code not in CATALOGUE:
@@ -281,6 +309,7 @@ class ContractError(Exception):
             "suggestion": suggestion,
             "next_tool": next_tool,
             "retry": retry,
+            "confirmation": dict(confirmation) if confirmation is not None else None,
         }
         #: The model-facing fields that were given, by name (``received`` even when None).
         self.fields: dict[str, Any] = {
@@ -293,7 +322,15 @@ class ContractError(Exception):
     def to_dict(self, operation_state: OperationState | None = None) -> ErrorObject:
         """The ``error`` object of a failure envelope (state: this error's, unless given)."""
         error: dict[str, Any] = {"code": self.code, "message": self.message}
-        for key in ("field", "received", "expected", "allowed_values", "suggestion", "next_tool"):
+        for key in (
+            "field",
+            "received",
+            "expected",
+            "allowed_values",
+            "suggestion",
+            "next_tool",
+            "confirmation",
+        ):
             if key in self.fields:
                 value = self.fields[key]
                 if key == "received":
@@ -423,6 +460,21 @@ def _error_schema() -> dict[str, Any]:
                 "properties": {
                     "name": {"type": "string", "pattern": TOOL_NAME_REGEX},
                     "arguments": {"type": "object"},
+                },
+            },
+            "confirmation": {
+                "type": "object",
+                "required": ["request_id", "question", "options"],
+                "additionalProperties": False,
+                "properties": {
+                    "request_id": {"type": "string", "minLength": 1},
+                    "question": {"type": "string"},
+                    "options": {
+                        "type": "array",
+                        "items": {"enum": ["accept", "decline", "cancel"]},
+                    },
+                    "choose": {"type": "string"},
+                    "candidates": {"type": "array", "items": {"type": "string"}},
                 },
             },
         },

@@ -1,23 +1,33 @@
-"""The one road every tool call travels, written out in one function: :func:`travel`
-(:func:`call_tool` is the road plus the operator's log record).
+"""The one road every tool call travels, written out in one function: :func:`travel`.
 
-    1. find_tool        the registry knows the name?            (unknown_tool)
-    2. schema_check     the arguments match the tool's own input_schema
-    3. business_check   the tool's check: what no schema can see
-    4. authorization    stations of that slot (chapter 06)
-    5. confirmation     stations of that slot (chapter 07)
-    6. execution        the tool's execute: data (and where it came from), or a ContractError
-    7. envelope_check   the result validates against ENVELOPE_SCHEMA (else: a bug)
-    +  one LogRecord for the operator, naming the station where the call ended
+    1. find_tool         the registry knows the name?            (unknown_tool)
+    2. schema_check      the arguments match the tool's own input_schema (and, for a tool
+                         that adapts them, the adapted ones match its adapted_schema)
+    3. authorization     stations of that slot, on what the arguments NAME (tool, resource,
+                         action class, lexical path, secret names): before any I/O
+    4. business_check    the tool's check: what no schema can see (it may open the file)
+    5. resolution        stations of that slot, on what the business check RESOLVED (the
+                         name a file really has after symlinks)
+    6. confirmation      stations of that slot (chapter 07)
+    7. execution         the tool's execute: data (and where it came from), or a ContractError
+    8. envelope_check    the result validates against ENVELOPE_SCHEMA (else: a bug)
 
-Every station after the schema check sees *validated* arguments, as a read-only mapping:
-a station can never be handed ``'not-an-object'``. A :class:`Station` (authorization,
-confirmation) returns None to let the call through or raises
+Nobody calls :func:`travel` but the host (:class:`tutorial_lib.core.host.Host`), which
+owns the stations, the log and the clock and adds one :class:`LogRecord` per call naming
+the station where the call ended. Authorization comes before the business check so a
+refused call learns nothing (does the file exist? is it a FIFO? how large?) and touches
+nothing outside its scope: every out-of-scope request gets the same refusal.
+
+Every station after the schema check sees *validated* arguments, deep-copied from what
+the caller passed (a nested list the caller changes afterwards cannot change what runs)
+and read-only at the top: a station can never be handed ``'not-an-object'``. A
+:class:`Station` returns None to let the call through or raises
 :class:`~tutorial_lib.core.contracts.ContractError` to stop it; the call then ends with
 that error's failure envelope and ``operation_state: "not_applied"``: execution never ran.
-A station that raises anything else is a bug: the road raises :class:`MalformedEnvelope`.
-A tool's own step (value translator, business check, execution) that raises anything but
-a ContractError is a bug too: its exception goes up unchanged, after the log record.
+A station that raises anything else is a bug: the road raises :class:`StationBug`. A
+result that is not a valid envelope raises :class:`MalformedEnvelope`. A tool's own step
+(value translator, business check, execution) that raises anything but a ContractError is
+a bug too: its exception goes up unchanged, after the log record.
 
 Timing uses an injectable ``clock`` (seconds, like :func:`time.perf_counter`), so the log
 of a test or a notebook is the same on every run: pass a :class:`StepClock`.
@@ -26,14 +36,14 @@ of a test or a notebook is the same on every run: pass a :class:`StepClock`.
 from __future__ import annotations
 
 import contextlib
+import copy
 import difflib
 import functools
 import json
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal
 
 from tutorial_lib.core.contracts import (
     CATALOGUE,
@@ -42,6 +52,7 @@ from tutorial_lib.core.contracts import (
     Envelope,
     LogRecord,
     OperationState,
+    TutorialLibError,
     digest_arguments,
     failure,
     log_details,
@@ -57,12 +68,15 @@ __all__ = [
     "ROAD",
     "Arrival",
     "MalformedEnvelope",
+    "PendingCall",
+    "RoadBug",
     "Station",
+    "StationBug",
     "StationSlot",
     "StepClock",
-    "PendingCall",
     "bare_error",
-    "call_tool",
+    "log_arrival",
+    "log_bug",
     "travel",
 ]
 
@@ -70,34 +84,45 @@ __all__ = [
 ROAD: tuple[str, ...] = (
     "find_tool",
     "schema_check",
-    "business_check",
     "authorization",
+    "business_check",
+    "resolution",
     "confirmation",
     "execution",
     "envelope_check",
 )
 
-#: The slots where a chapter plugs in its own stations.
-StationSlot = Literal["authorization", "confirmation"]
+#: The slots where a chapter plugs in its own stations, in road order.
+StationSlot = Literal["authorization", "resolution", "confirmation"]
+SLOTS: tuple[StationSlot, ...] = ("authorization", "resolution", "confirmation")
 
 #: The ``tool`` field of an unknown_tool failure when the requested name is not even a
 #: valid tool name (the envelope's ``tool`` must match the naming rule).
 UNNAMED_TOOL = "unknown"
 
 
-class MalformedEnvelope(RuntimeError):
-    """A tool or station broke the contract (a station raised, or a result is not a valid
-    envelope): a bug. ``station`` names where on the road it was found."""
+class RoadBug(TutorialLibError, RuntimeError):
+    """A tool or station broke the contract: a bug, never a polite result.
+    ``station`` names where on the road it was found."""
 
     def __init__(self, message: str, *, station: str) -> None:
         super().__init__(message)
         self.station = station
 
 
+class StationBug(RoadBug):
+    """A station raised something other than a ContractError (or a tool cannot be called)."""
+
+
+class MalformedEnvelope(RoadBug):
+    """A result is not a valid envelope (schema, strict JSON, or the tool's name)."""
+
+
 @dataclass(frozen=True)
 class PendingCall:
-    """What a station sees: the tool, its validated arguments, what the business check
-    returned (``checked``). ``arguments`` is read-only."""
+    """What a station sees: the tool, its validated arguments, and what the business check
+    returned (``checked``: None in the ``"authorization"`` slot, which runs before it).
+    ``arguments`` is read-only and the road's own deep copy."""
 
     tool: ToolSpec
     arguments: Mapping[str, Any]
@@ -108,20 +133,24 @@ class PendingCall:
 class Station:
     """A named station of the road: ``check(call)`` returns None or raises ContractError.
 
-    ``slot`` says where on the road it stands (``"authorization"`` before
-    ``"confirmation"``); within a slot, stations run in the order given to
-    :func:`call_tool`.
+    ``slot`` says where on the road it stands: ``"authorization"`` (before any I/O, on what
+    the arguments name), ``"resolution"`` (after the business check, on what it resolved),
+    ``"confirmation"``; within a slot, stations run in the order the host was given them.
     """
 
     name: str
     slot: StationSlot
     check: Callable[[PendingCall], None]
 
+    def __post_init__(self) -> None:
+        if self.slot not in SLOTS:
+            raise ValueError(f"unknown station slot {self.slot!r}; one of {SLOTS}")
+
 
 class StepClock:
     """A fake clock for deterministic logs: each reading advances by ``step_ms``.
 
-    The road reads the clock twice per call, so every call lasts exactly ``step_ms``.
+    The host reads the clock twice per call, so every call lasts exactly ``step_ms``.
     """
 
     def __init__(self, step_ms: float = 1.0) -> None:
@@ -145,45 +174,6 @@ class Arrival:
     error: ContractError | None = None
 
 
-def call_tool(
-    registry: Registry,
-    name: Any,
-    args: Any,
-    *,
-    log: list[LogRecord] | None = None,
-    clock: Callable[[], float] = time.perf_counter,
-    stations: Sequence[Station] = (),
-) -> Envelope:
-    """Call tool ``name`` with the model's raw ``args``; return the envelope the model sees.
-
-    The call passes the stations of :data:`ROAD` in order (see the module docstring).
-    ``log``, if given, receives one :class:`LogRecord` per call. ``stations`` are sorted
-    into their slots. A bug (a station that raises anything but ``ContractError``, a
-    malformed envelope: :class:`MalformedEnvelope`; a tool's step that raises anything
-    but ``ContractError``: that exception) is logged as ``"bug"`` at its station and
-    raised, never turned into a polite result.
-    """
-    started = clock()
-    reached: list[str] = []
-    try:
-        ended = travel(registry, name, args, stations, reached=reached)
-    except Exception as exc:
-        if log is not None:
-            station = exc.station if isinstance(exc, MalformedEnvelope) else reached[-1]
-            log.append(
-                _record(name, args, "bug", None, clock() - started, station, None, type(exc))
-            )
-        raise
-    if log is not None:
-        outcome, state = _outcome(ended.result)
-        log.append(
-            _record(name, args, outcome, state, clock() - started, ended.station, ended.error, None)
-        )
-    # A bare-style tool (chapter 03's counter-example) breaks the contract on purpose: its
-    # failures are the one result typed as an envelope that is not one.
-    return cast(Envelope, ended.result)
-
-
 def travel(
     registry: Registry,
     name: Any,
@@ -194,9 +184,9 @@ def travel(
 ) -> Arrival:
     """The road itself, station by station: where and how the call ``name(args)`` ends.
 
-    :func:`call_tool` is this plus the log record. ``reached``, if given, receives the name
-    of each station as the call arrives there (the last one is where a bug struck).
-    Raises :class:`MalformedEnvelope` (or what a tool's step raised) for a bug.
+    The host calls it (with its stations) and logs the arrival. ``reached``, if given,
+    receives the name of each station as the call arrives there (the last one is where a
+    bug struck). Raises :class:`RoadBug` (or what a tool's step raised) for a bug.
     """
     reached = [] if reached is None else reached
     # 1. find the tool: a name the registry does not know is the model's mistake
@@ -206,15 +196,31 @@ def travel(
         return Arrival(failure(_tool_field(name), error), "find_tool", error)
     tool = registry.get(name)
     if tool.execute is None:
-        raise _bug("find_tool", f"{tool.name} has no execute step: it cannot be called")
+        raise StationBug(
+            f"{tool.name} has no execute step: it cannot be called", station="find_tool"
+        )
     # 2. schema check: the tool's own input_schema; nothing after it sees raw arguments
     reached.append("schema_check")
     invalid = tool.arguments.validate(args)
     if invalid is not None:
         return _ended(tool, invalid, "schema_check")
-    arguments: Mapping[str, Any] = MappingProxyType(args)
+    if tool.adapt is not None and tool.adapted_arguments is not None:
+        # a model-facing schema over another one: adapt, then check again, before any
+        # station, so every station sees (and every approval binds) what really runs
+        args = tool.adapt(copy.deepcopy(args))
+        invalid = tool.adapted_arguments.validate(args)
+        if invalid is not None:
+            return _ended(tool, invalid, "schema_check")
+    # the road's own copy: what the caller holds can no longer change what runs
+    arguments: Mapping[str, Any] = MappingProxyType(copy.deepcopy(args))
+    by_slot = {slot: [s for s in stations if s.slot == slot] for slot in SLOTS}
+    # 3. authorization on what the arguments name, before the tool touches anything
+    reached.append("authorization")
+    ended = _pass(by_slot["authorization"], PendingCall(tool, arguments), tool, "authorization")
+    if ended is not None:
+        return ended
     with contextlib.ExitStack() as cleanup:
-        # 3. business check: what no schema can see; it may hand over what it opened
+        # 4. business check: what no schema can see; it may hand over what it opened
         reached.append("business_check")
         try:
             checked = tool.check(tool.context, arguments)
@@ -223,28 +229,38 @@ def travel(
         if isinstance(checked, contextlib.AbstractContextManager):
             cleanup.enter_context(checked)  # closed whatever happens next
         call = PendingCall(tool, arguments, checked)
-        # 4-5. authorization, then confirmation (chapters 06 and 07 add the stations)
-        for slot in ("authorization", "confirmation"):
+        # 5-6. the re-check of what was resolved, then confirmation
+        for slot in ("resolution", "confirmation"):
             reached.append(slot)
-            for station in (s for s in stations if s.slot == slot):
-                try:
-                    station.check(call)
-                except ContractError as exc:
-                    return _ended(tool, exc, slot, "not_applied")  # execution never ran
-                except Exception as exc:
-                    raise _bug(slot, f"station {station.name!r} raised {exc!r}") from exc
-        # 6. execution
+            ended = _pass(by_slot[slot], call, tool, slot)
+            if ended is not None:
+                return ended
+        # 7. execution
         reached.append("execution")
         try:
             data = tool.execute(tool.context, arguments, checked)
         except ContractError as exc:
             return _ended(tool, exc, "execution")
         source = None if tool.source is None else tool.source(tool.context, arguments, data)
-    # 7. envelope check
+    # 8. envelope check
     reached.append("envelope_check")
     result = success(tool.name, data, source)
     _check(result, tool.name)
     return Arrival(result, "execution")
+
+
+def _pass(
+    stations: Sequence[Station], call: PendingCall, tool: ToolSpec, slot: str
+) -> Arrival | None:
+    """Run the stations of one slot; the arrival of the first that stops the call."""
+    for station in stations:
+        try:
+            station.check(call)
+        except ContractError as exc:
+            return _ended(tool, exc, slot, "not_applied")  # execution never ran
+        except Exception as exc:
+            raise StationBug(f"station {station.name!r} raised {exc!r}", station=slot) from exc
+    return None
 
 
 def _ended(
@@ -324,6 +340,20 @@ def _outcome(result: Any) -> tuple[str, Any]:
 
 
 _KNOWN_DETAILS = ("exception_class", "errno", "errno_name", "resolved_path")
+
+
+def log_arrival(name: Any, args: Any, arrival: Arrival, elapsed_s: float) -> LogRecord:
+    """The operator's record of a call that left the road at ``arrival.station``."""
+    outcome, state = _outcome(arrival.result)
+    return _record(name, args, outcome, state, elapsed_s, arrival.station, arrival.error, None)
+
+
+def log_bug(
+    name: Any, args: Any, exc: BaseException, reached: Sequence[str], elapsed_s: float
+) -> LogRecord:
+    """The operator's record of a call a bug ended (``reached``: the stations it reached)."""
+    station = exc.station if isinstance(exc, RoadBug) else reached[-1]
+    return _record(name, args, "bug", None, elapsed_s, station, None, type(exc))
 
 
 def _record(

@@ -13,6 +13,25 @@ and defaults, and the two steps of the road that belong to the tool itself:
 - ``source(context, args, data)``: where that data came from (a workspace path, a REST
   path), the success envelope's ``source``. A tool that reads nothing declares none.
 
+And the facts about a tool that other stations need, declared here once instead of in
+tables keyed by its name:
+
+- ``preview(context, args)``: the :class:`~tutorial_lib.core.confirmation.Question` a user
+  sees before this call runs (what, where, the diff, the impact), for tools whose class
+  needs confirmation; without one the host asks a plain question listing the arguments;
+- ``untrusted_fields``: the result fields that carry free text written by others (file
+  contents, comment bodies, titles): data to a model, never instructions;
+- ``posted_text``: the arguments whose text this tool posts or sends for others to read
+  (a comment body, a request body): what an output check must look at;
+- ``adapt`` and ``adapted_schema``: a tool whose model-facing schema differs from the one
+  its steps run on (chapter 08's vague interfaces: a default filled in silently). The
+  road checks the model's arguments against ``input_schema``, adapts them, and checks the
+  result against ``adapted_schema`` BEFORE any station: every station sees, and every
+  approval binds, the arguments that really run;
+- ``composes``: for a composite tool, the tools it calls. Their calls travel the host like
+  the model's (authorized, logged): the host gives the composite's context a caller with
+  ``context.with_caller(call)`` (see :class:`tutorial_lib.core.host.Host`).
+
 Both see arguments the road already validated against ``input_schema``: a tool's own
 steps never validate again. ``context`` is what a tool needs to reach the world (a workspace root, a
 client, a store). It is given once, when the registry is built (:meth:`ToolSpec.bind`),
@@ -40,6 +59,8 @@ __all__ = [
     "GITHUB_WRITE",
     "LOCAL_WRITE",
     "NAME_PATTERN",
+    "Adapt",
+    "Preview",
     "READ_ONLY_LOCAL",
     "Annotations",
     "BusinessCheck",
@@ -59,6 +80,11 @@ BusinessCheck = Callable[[Any, Mapping[str, Any]], Any]
 Execute = Callable[[Any, Mapping[str, Any], Any], dict[str, Any]]
 #: ``source(context, args, data) -> Source``: where a success's data came from.
 SourceOf = Callable[[Any, Mapping[str, Any], dict[str, Any]], Source]
+#: ``adapt(args) -> args``: turns the arguments a model sent to a tool's model-facing
+#: schema into those of the schema its steps run on (see ``ToolSpec.adapt``).
+Adapt = Callable[[Mapping[str, Any]], dict[str, Any]]
+#: ``preview(context, args) -> Question``: what the user sees before the call runs.
+Preview = Callable[[Any, Mapping[str, Any]], Any]
 #: ``"rich"``: failures are contract envelopes. ``"bare"``: chapter 03's counter-example,
 #: failures reduced to one upper-case word (see :mod:`tutorial_lib.examples.tasks`).
 ErrorStyle = Literal["rich", "bare"]
@@ -117,7 +143,9 @@ class ToolSpec:
     "not an object" error. ``output_schema`` describes ``data`` of a success (None if not
     declared). ``check``, ``execute`` and ``source`` see validated arguments (see the
     module docstring); a spec without ``execute`` can be linted and exported but not called.
-    ``context`` is bound with :meth:`bind` when the registry is built.
+    ``context`` is bound with :meth:`bind` when the registry is built. ``preview``,
+    ``untrusted_fields`` and ``posted_text`` are the facts other stations read (see the
+    module docstring).
     """
 
     name: str
@@ -131,9 +159,17 @@ class ToolSpec:
     value_error: ValueErrorTranslator | None = field(default=None, compare=False, repr=False)
     source: SourceOf | None = field(default=None, compare=False, repr=False)
     error_style: ErrorStyle = "rich"
+    preview: Preview | None = field(default=None, compare=False, repr=False)
+    untrusted_fields: frozenset[str] = frozenset()
+    posted_text: tuple[str, ...] = ()
+    composes: tuple[str, ...] = ()
+    adapt: Adapt | None = field(default=None, compare=False, repr=False)
+    adapted_schema: dict[str, Any] | None = field(default=None, compare=False, repr=False)
     context: Any = field(default=None, compare=False, repr=False)
     #: The schema check, derived from ``input_schema`` (not an argument).
     arguments: ArgumentContract = field(init=False, compare=False, repr=False)
+    #: The schema check of ``adapted_schema`` (None without an adaptation).
+    adapted_arguments: ArgumentContract | None = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not NAME_PATTERN.fullmatch(self.name):
@@ -144,6 +180,22 @@ class ToolSpec:
             raise ValueError(f"{self.name}: input_schema must be a JSON Schema of type 'object'")
         if not self.description.strip():
             raise ValueError(f"{self.name}: a tool needs a description")
+        unknown = [a for a in self.posted_text if a not in self.input_schema.get("properties", {})]
+        if unknown:
+            raise ValueError(f"{self.name}: posted_text names no argument of it: {unknown}")
+        object.__setattr__(self, "untrusted_fields", frozenset(self.untrusted_fields))
+        object.__setattr__(self, "posted_text", tuple(self.posted_text))
+        object.__setattr__(self, "composes", tuple(self.composes))
+        if (self.adapt is None) != (self.adapted_schema is None):
+            raise ValueError(f"{self.name}: give adapt and adapted_schema together")
+        adapted = (
+            None
+            if self.adapted_schema is None
+            else ArgumentContract(
+                self.name, self.adapted_schema, self.value_error or _generic_value_error
+            )
+        )
+        object.__setattr__(self, "adapted_arguments", adapted)
         contract = ArgumentContract(
             self.name,
             self.input_schema,

@@ -25,15 +25,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from tutorial_lib.core.confirmation import (
-    ConfirmationFlow,
-    ConfirmationRequest,
-    Question,
-    confirmation_station,
-    run_approved,
-)
+from tutorial_lib.core.authorization import TaskScope, github_access, local_access
+from tutorial_lib.core.confirmation import ConfirmationFlow, ConfirmationRequest, Question
 from tutorial_lib.core.contracts import Envelope, LogRecord
-from tutorial_lib.core.road import PendingCall, Station, call_tool
+from tutorial_lib.core.host import Host
+from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.course.confirm_widgets import ConfirmationWidget, describe_envelope
 from tutorial_lib.emulator.faults import FaultPlan
@@ -139,27 +135,37 @@ class EmulatorDesk:
     """
 
     store: GitHubStore
-    flow: ConfirmationFlow
     clock: ManualClock
-    registry: Registry
-    stations: list[Station]
-    log: list[LogRecord] = field(default_factory=list)
+    host: Host = field(init=False)
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, repr=False)
+
+    @property
+    def flow(self) -> ConfirmationFlow:
+        """The host's confirmation flow (its questions, answers and audit log)."""
+        return self.host.flow
+
+    @property
+    def log(self) -> list[LogRecord]:
+        """The host's log: one record per call."""
+        return self.host.log
+
+    @property
+    def registry(self) -> Registry:
+        """The host's tools."""
+        return self.host.registry
 
     def comments(self, repository: str = REPOSITORIES[0]) -> int:
         """Conversation comments stored on PR 128 of ``repository``, in the emulator."""
         return len(self.store.issue_comments(repository, PR))
 
     def call(self, tool: str, arguments: Mapping[str, Any]) -> Envelope:
-        """A call as the model makes it: through the road and its stations."""
-        return call_tool(self.registry, tool, dict(arguments), stations=self.stations, log=self.log)
+        """A call as the model makes it: through the host (the road and its guards)."""
+        return self.host.call(tool, dict(arguments))
 
     def run(self, request: ConfirmationRequest | str) -> Envelope:
         """The host runs the approved call of ``request`` (once: a second run is refused)."""
         request_id = request if isinstance(request, str) else request.request_id
-        return run_approved(
-            self.flow, request_id, self.registry, stations=self.stations, log=self.log
-        )
+        return self.host.run_approved(request_id)
 
     def close(self) -> None:
         """Stop the emulator and close the client."""
@@ -208,7 +214,6 @@ def open_desk(*, faults: str | None = None, ttl_s: float = 300.0, session: str =
     stack = contextlib.ExitStack()
     store, client = open_emulator(stack, faults)
     clock = ManualClock()
-    flow = ConfirmationFlow(session, clock=clock, ttl_s=ttl_s)
     deployments = Deployments()
     writes = WriteContext(client, sleep=lambda _seconds: None, seed=7)
     merging = [
@@ -217,18 +222,27 @@ def open_desk(*, faults: str | None = None, ttl_s: float = 300.0, session: str =
         if spec.name == "github_pr_merge"
     ]
     registry = Registry([*write_tool_specs(writes), *merging, deploy_spec(deployments)])
-    merge = merge_policy(store)
-
-    def policy(call: PendingCall) -> Question | None:
-        return post_policy(call) or deploy_policy(call) or merge(call)
-
-    stations = [confirmation_station(flow, policy)]
-    return Desk(
-        store=store,
-        flow=flow,
-        clock=clock,
-        registry=registry,
-        stations=stations,
-        deployments=deployments,
-        _stack=stack,
+    access = {
+        "github_pr_create_comment": github_access("write"),
+        "github_pr_get_comment_status": github_access("read"),
+        "github_pr_merge": github_access("send"),
+        "deploy_release": local_access("send", "deployments"),
+    }
+    scope = TaskScope(
+        repositories=frozenset(REPOSITORIES), grants=frozenset({"read", "write", "send"})
     )
+    desk = Desk(store=store, clock=clock, deployments=deployments, _stack=stack)
+    desk.host = Host(
+        registry,
+        access=access,
+        scope=scope,
+        confirm={
+            "github_pr_create_comment": post_policy,
+            "deploy_release": deploy_policy,
+            "github_pr_merge": merge_policy(store),
+        },
+        clock=clock,
+        session=session,
+        ttl_s=ttl_s,
+    )
+    return desk

@@ -26,13 +26,12 @@ from tutorial_lib.agent.suite import (
     SECRET_VALUE,
     TASKS,
     World,
-    chapter_stations,
+    chapter_host,
     open_world,
     place,
     run_task,
 )
 from tutorial_lib.core.authorization import AccessMap, TaskScope
-from tutorial_lib.core.road import call_tool
 
 __all__ = [
     "BOUNDARY_CALLS",
@@ -147,13 +146,7 @@ def boundary_rows(scopes: Mapping[str, TaskScope]) -> list[list[str]]:
         for scope in scopes.values():
             with open_world() as world:
                 before = effects_of(world)
-                result = call_tool(
-                    world.registry,
-                    tool,
-                    dict(arguments),
-                    log=world.log,
-                    stations=chapter_stations(scope),
-                )
+                result = chapter_host(world, scope).call(tool, dict(arguments))
                 if result["ok"]:
                     row.append(f"执行：{effects_of(world).since(before)}")
                 else:

@@ -37,13 +37,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tutorial_lib.core.contracts import LogRecord
-from tutorial_lib.core.road import Station, call_tool
-from tutorial_lib.core.tools import Registry
+from tutorial_lib.core.host import Host
 from tutorial_lib.course.table import display_width
 from tutorial_lib.github.reads import GET_COMMENT
 
@@ -96,19 +94,8 @@ class Evidence:
         return f'{self.call["name"]}({key}={arguments.get(key)}).{self.field}: "{self.quote}"'
 
 
-def cite(
-    registry: Registry,
-    name: str,
-    arguments: Mapping[str, Any],
-    field: str,
-    quote: str,
-    *,
-    stations: Sequence[Station] = (),
-    log: list[LogRecord] | None = None,
-) -> Evidence:
-    """Call ``name`` along the road and return :class:`Evidence` of ``quote`` in ``data[field]``.
-
-    ``stations`` and ``log`` are passed to :func:`~tutorial_lib.core.road.call_tool`.
+def cite(host: Host, name: str, arguments: Mapping[str, Any], field: str, quote: str) -> Evidence:
+    """Call ``name`` through ``host`` and return :class:`Evidence` of ``quote`` in ``data[field]``.
 
     A text field must contain ``quote``; any other value must print as ``quote`` exactly
     (``in_reply_to_id`` 1700000035 is cited as ``"1700000035"``). Raises ``ValueError`` when
@@ -116,7 +103,7 @@ def cite(
     not return.
     """
     sent = json.loads(json.dumps(arguments))  # a copy, as sent
-    envelope = call_tool(registry, name, arguments, stations=stations, log=log)
+    envelope = host.call(name, arguments)
     if envelope["ok"] is False:
         raise ValueError(f"{name} failed ({envelope['error']['code']}): nothing to cite")
     data = envelope["data"]

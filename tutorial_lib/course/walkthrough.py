@@ -17,27 +17,23 @@ The running task of the course, done right end to end, with the pieces of every 
    asked about with its text shown (chapter 07), runs once through chapter 05's safe write
    behind a write timeout, and is reported ``posted`` with evidence after a status check.
 
-Every call goes through one road with chapter 06's authorization station and chapter
-07's confirmation station; the injected comment of PR 128 stays data (it is set aside
+Every call goes through one host, with chapter 06's authorization and chapter 07's
+confirmation; the injected comment of PR 128 stays data (it is set aside
 with its reason, and no call follows from it).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tutorial_lib.core.authorization import TaskScope, authorization_station, github_access
-from tutorial_lib.core.confirmation import (
-    ConfirmationFlow,
-    ConfirmationRequest,
-    Question,
-    confirmation_station,
-)
-from tutorial_lib.core.contracts import Envelope, LogRecord
-from tutorial_lib.core.road import PendingCall, Station
+from tutorial_lib.core.authorization import TaskScope, github_access
+from tutorial_lib.core.confirmation import ConfirmationPolicy, ConfirmationRequest, Question
+from tutorial_lib.core.contracts import Envelope
+from tutorial_lib.core.host import Host
+from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.course.confirm_demo import (
     REPOSITORIES,
@@ -66,25 +62,19 @@ _SNAPSHOT = "github_pr_get_review_snapshot"
 
 
 def judge_pr128(
-    registry: Registry,
-    scope: Mapping[str, Any],
-    *,
-    stations: Sequence[Station] = (),
-    log: list[LogRecord] | None = None,
+    host: Host, scope: Mapping[str, Any]
 ) -> tuple[dict[int, Judgement], dict[int, str]]:
     """The agent's judgements of PR 128's unresolved comments (chapter 04), and the
     comments it sets aside beyond the routine ones (replies, the injected comment).
 
-    Each quote is a real ``github_pr_get_comment`` call through ``registry`` (see
+    Each quote is a real ``github_pr_get_comment`` call through ``host`` (see
     :func:`~tutorial_lib.course.pr_answer.cite`): details by id, only where a judgement
     rests on more than the listing's summary.
     """
 
     def quote(comment_id: int, field: str, words: str, **extra: Any) -> Any:
         arguments = {**scope, "comment_id": comment_id, **extra}
-        return cite(
-            registry, "github_pr_get_comment", arguments, field, words, stations=stations, log=log
-        )
+        return cite(host, "github_pr_get_comment", arguments, field, words)
 
     judgements = {
         1700000035: Judgement(
@@ -95,15 +85,7 @@ def judge_pr128(
                 quote(1700000036, "in_reply_to_id", "1700000035", response_format="detailed"),
                 quote(1700000036, "author", "dana-ortiz"),
                 quote(1700000036, "body", "Confirmed, I can reproduce it."),
-                cite(
-                    registry,
-                    "github_pr_get",
-                    scope,
-                    "author",
-                    "dana-ortiz",
-                    stations=stations,
-                    log=log,
-                ),
+                cite(host, "github_pr_get", scope, "author", "dana-ortiz"),
             ),
         ),
         1700000067: Judgement(
@@ -186,9 +168,7 @@ class Walkthrough(EmulatorDesk):
         data = snapshot["data"]
         scope = {"repository": data["repository"], "pr": data["pr"]}
         entries = data["comments"]
-        judgements, agent_set_aside = judge_pr128(
-            self.registry, scope, stations=self.stations, log=self.log
-        )
+        judgements, agent_set_aside = judge_pr128(self.host, scope)
         set_aside = routine_set_aside(entries) | agent_set_aside
         coverage = data["scope"]["coverage"]
         return build_answer(
@@ -206,11 +186,11 @@ class Walkthrough(EmulatorDesk):
         return self.call("github_pr_create_comment", arguments)
 
 
-def _read_policy(walk: Walkthrough) -> Any:
+def _read_policy(walk: Walkthrough) -> ConfirmationPolicy:
     """A snapshot read asks which repository while the user named none."""
 
     def policy(call: PendingCall) -> Question | None:
-        if call.tool.name != _SNAPSHOT or walk.user_named is not None:
+        if walk.user_named is not None:
             return None
         return Question(
             text=f"你说的 PR #{call.arguments['pr']} 在哪个仓库？",
@@ -235,19 +215,18 @@ def open_walkthrough(*, faults: str | None = "commit_then_timeout:0.8") -> Walkt
         [*github_tool_specs(reads), *composite_tool_specs(reads), *write_tool_specs(writes)]
     )
     clock = ManualClock()
-    flow = ConfirmationFlow("S08", clock=clock)
     scope = TaskScope(repositories=frozenset(REPOSITORIES), grants=frozenset({"read", "write"}))
     access = {
         name: github_access("write" if name == "github_pr_create_comment" else "read")
         for name in registry.names
     }
-    walk = Walkthrough(
-        store=store, flow=flow, clock=clock, registry=registry, stations=[], _stack=stack
+    walk = Walkthrough(store=store, clock=clock, _stack=stack)
+    walk.host = Host(
+        registry,
+        access=access,
+        scope=scope,
+        confirm={_SNAPSHOT: _read_policy(walk), "github_pr_create_comment": post_policy},
+        clock=clock,
+        session="S08",
     )
-    read_policy = _read_policy(walk)
-
-    def policy(call: PendingCall) -> Question | None:
-        return read_policy(call) or post_policy(call)
-
-    walk.stations.extend([authorization_station(scope, access), confirmation_station(flow, policy)])
     return walk

@@ -33,8 +33,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tutorial_lib.core.authorization import TaskScope, local_access
 from tutorial_lib.core.contracts import ContractError, Envelope, Source, json_safe
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import LOCAL_WRITE, ErrorStyle, Registry, ToolSpec
 
 if TYPE_CHECKING:
@@ -225,11 +226,17 @@ def task_set_status(args: Any, *, store: TaskStore, style: ErrorStyle = "rich") 
     the chosen ``style``. Setting the status a task already has succeeds with
     ``changed: false`` (the call is idempotent).
 
-    A direct call is the same tool on the same road: a registry of one tool and
-    :func:`tutorial_lib.core.road.call_tool`.
+    A direct call is the same tool on the same road: a host of one tool whose caller
+    granted it this write in advance (the caller of this function is the user).
     """
     registry = Registry([task_set_status_spec(store, style=style)])
-    return call_tool(registry, TOOL_NAME, args)
+    host = Host(
+        registry,
+        access={TOOL_NAME: local_access("write", "tasks")},
+        scope=TaskScope(grants=frozenset({"write"})),
+        confirm={TOOL_NAME: None},
+    )
+    return host.call(TOOL_NAME, args)
 
 
 def with_bare_errors(spec: ToolSpec) -> ToolSpec:

@@ -20,20 +20,23 @@ result is hidden inside the composite:
   :data:`~tutorial_lib.core.tools.GITHUB_READ_ONLY` and its code sends GET requests (and the
   GraphQL read of the thread states) only.
 
-The composite adds no paging of its own: it runs the execution steps of the declared read
-tools (:data:`~tutorial_lib.github.reads.PR_GET_SPEC` for the error wording,
-:data:`~tutorial_lib.github.reads.LIST_COMMENTS_SPEC` page after page, following its
-cursors), so its comments are exactly those of paging github_pr_list_comments to the end,
-in the same order, with the same not-found errors.
+The composite adds no paging of its own: it CALLS github_pr_list_comments page after page,
+following its cursors, through the host that runs it (``composes``: the host gives its
+context a caller), so every page is authorized and logged like a call of the model's, and
+its comments are exactly those of paging github_pr_list_comments to the end, in the same
+order, with the same errors. The PR object itself (title, description, head sha) is the
+composite's own read of the repository the outer call was authorized for, worded on
+failure as :data:`~tutorial_lib.github.reads.PR_GET_SPEC` words it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tutorial_lib.core.contracts import ContractError, Source, safe_text
+from tutorial_lib.core.road import StationBug
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, ToolSpec
 from tutorial_lib.github.reads import (
     LIST_COMMENTS_DATA_SCHEMA,
@@ -72,11 +75,17 @@ DEFAULT_MAX_PAGES = 100
 
 @dataclass(frozen=True)
 class CompositeContext:
-    """What the composite needs: the read tools' context and its two caps."""
+    """What the composite needs: the read tools' context, its two caps, and the host's
+    caller for its inner calls (set by the host, never by hand: :meth:`with_caller`)."""
 
     reads: GitHubToolContext
     max_comments: int = DEFAULT_MAX_COMMENTS
     max_pages: int = DEFAULT_MAX_PAGES
+    call: Callable[[str, dict[str, Any]], Any] | None = None
+
+    def with_caller(self, call: Callable[[str, dict[str, Any]], Any]) -> CompositeContext:
+        """This context, with inner calls going to ``call`` (the host's)."""
+        return replace(self, call=call)
 
     def __post_init__(self) -> None:
         if self.max_comments < 1 or self.max_pages < 1:
@@ -125,7 +134,24 @@ def _execute_of(spec: ToolSpec) -> Any:
 
 
 _PR_GET_EXECUTE = _execute_of(PR_GET_SPEC)
-_LIST_EXECUTE = _execute_of(LIST_COMMENTS_SPEC)
+
+
+def _inner(context: CompositeContext, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """One inner call through the host; its failure becomes the composite's, restated."""
+    if context.call is None:  # pragma: no cover - review_snapshot checked it first
+        raise StationBug(f"{name}: no caller for inner calls", station="execution")
+    envelope = context.call(name, args)
+    if envelope.get("ok") is True:
+        return dict(envelope["data"])
+    error = dict(envelope["error"])
+    raise ContractError(
+        error["code"],
+        f"{name} failed inside the snapshot: {error['message']}",
+        field=error.get("field"),
+        suggestion=error.get("suggestion"),
+        next_tool=error.get("next_tool"),
+        operation_state=error.get("operation_state"),
+    )
 
 
 def review_snapshot(
@@ -137,6 +163,11 @@ def review_snapshot(
     smaller), each continuing the previous one's cursor; reading stops at the end
     (coverage "complete"), or at a cap (coverage "partial", with the reason and the cursor).
     """
+    if context.call is None:
+        raise StationBug(
+            f"{REVIEW_SNAPSHOT} runs only through a host: it has no caller for its inner calls",
+            station="execution",
+        )
     repository, pr = args["repository"], args["pr"]
     query_filter = args.get("filter", "all")
     pull = _pull_object(context.reads, repository, pr)
@@ -154,10 +185,9 @@ def review_snapshot(
     while True:
         if cursor is not None:
             list_args["cursor"] = cursor
-        # The list tool's own business check (the cursor continues this query), then its
-        # execution: the keyset paging and the thread states are the read tool's, not ours.
-        position = LIST_COMMENTS_SPEC.check(context.reads, list_args)
-        page = _LIST_EXECUTE(context.reads, list_args, position)
+        # A call of the list tool through the host: authorized, checked, logged; the keyset
+        # paging and the thread states are the read tool's, not ours.
+        page = _inner(context, LIST_COMMENTS_SPEC.name, dict(list_args))
         pages += 1
         room = context.max_comments - len(comments)
         comments.extend(page["comments"][:room])
@@ -277,6 +307,7 @@ REVIEW_SNAPSHOT_SPEC = ToolSpec(
     execute=review_snapshot,
     source=_snapshot_source,
     value_error=pr_argument_error,
+    composes=(LIST_COMMENTS_SPEC.name,),
 )
 
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy
 
 from tutorial_lib.core.contracts import ContractError, Envelope, Source
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import READ_ONLY_LOCAL, Registry, ToolSpec
 from tutorial_lib.workspace.read_schema import (
     READ_LINES_DESCRIPTION,
@@ -297,11 +297,11 @@ def read_lines(
     Reading past the end succeeds with no lines. Bad input of any kind returns a failure
     envelope with one code from :data:`tutorial_lib.core.contracts.CATALOGUE`; nothing raises.
 
-    A direct call is the same tool on the same road: a registry of one tool and
-    :func:`tutorial_lib.core.road.call_tool`.
+    A direct call is the same tool on the same road: a host of one tool
+    (:class:`tutorial_lib.core.host.Host`).
     """
     tool = read_lines_tool(root, limits=limits, method=method)
-    return call_tool(Registry([tool]), TOOL_NAME, args)
+    return Host(Registry([tool])).call(TOOL_NAME, args)
 
 
 def validate_with_schema(args: Any) -> ContractError | None:
