@@ -9,7 +9,9 @@ not because no tool existed.
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -21,10 +23,12 @@ import pytest
 from githubkit_schemas.v2022_11_28.models import PullRequestMergeResult
 from jsonschema import Draft202012Validator
 
+import tutorial_lib.github
 from tutorial_lib.agent.outbound import OutboundGateway, OutboundRequest, http_send_spec
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError
-from tutorial_lib.core.road import PendingCall, Station, call_tool
-from tutorial_lib.core.tools import Registry
+from tutorial_lib.core.host import Host
+from tutorial_lib.core.road import PendingCall, Station
+from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import (
     INJECTED_COMMENT_ID,
     SESSION_RACE_COMMENT_ID,
@@ -33,6 +37,7 @@ from tutorial_lib.emulator.fixtures import (
 )
 from tutorial_lib.emulator.service import InProcessHandle, serve, serve_in_process
 from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.composite import composite_tool_specs
 from tutorial_lib.github.dangerous import (
     DANGEROUS_SPECS,
     MAX_CONVERSATION_COMMENTS,
@@ -41,6 +46,14 @@ from tutorial_lib.github.dangerous import (
     Settings,
     dangerous_tool_specs,
 )
+from tutorial_lib.github.pagination import CursorCodec
+from tutorial_lib.github.reads import (
+    MAX_COMMENT_ID,
+    MAX_PR,
+    GitHubToolContext,
+    github_tool_specs,
+)
+from tutorial_lib.github.writes import WriteContext, write_tool_specs
 
 REPO, PR = "example/shop", 128
 ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
@@ -58,7 +71,10 @@ class World:
     registry: Registry
 
     def call(self, name: str, args: Any, stations: tuple[Station, ...] = ()) -> dict[str, Any]:
-        result = dict(call_tool(self.registry, name, args, stations=stations))
+        # the tools' own behaviour, without the task's guards (test_host.py tests those):
+        # an unguarded host on purpose, with the test's own stations if any
+        host = Host(self.registry, unguarded=True, extra_stations=stations)
+        result = dict(host.call(name, args))
         ENVELOPE.validate(result)
         return result
 
@@ -325,6 +341,144 @@ def test_a_refusing_authorization_leaves_the_world_untouched(
     assert race is not None and race.body != "all fine"
     assert world.settings.changes == [] and world.pending.actions["A-7"].status == "pending"
     assert world.gateway.requests == []
+
+
+# --------------------------------------------------------------------------- huge integers
+
+
+def _github_specs() -> dict[str, ToolSpec]:
+    """Every tool declared in a module of tutorial_lib.github (unbound), by name: a tool
+    added there later is probed below without anyone listing it."""
+    found: dict[str, ToolSpec] = {}
+    for info in pkgutil.iter_modules(tutorial_lib.github.__path__):
+        module = importlib.import_module(f"tutorial_lib.github.{info.name}")
+        found.update({v.name: v for v in vars(module).values() if isinstance(v, ToolSpec)})
+    return found
+
+
+#: One valid call of each GitHub tool: the probes below change one field of it.
+VALID_CALLS: dict[str, dict[str, Any]] = {
+    "github_pr_get": {"repository": REPO, "pr": PR},
+    "github_pr_list_comments": {"repository": REPO, "pr": PR, "page_size": 5},
+    "github_pr_get_comment": {"repository": REPO, "pr": PR, "comment_id": INJECTED_COMMENT_ID},
+    "github_pr_get_review_snapshot": {"repository": REPO, "pr": PR},
+    "github_pr_create_comment": {
+        "repository": REPO,
+        "pr": PR,
+        "body": "Summary.",
+        "idempotency_key": "huge-int-probe-1",
+    },
+    "github_pr_get_comment_status": {
+        "repository": REPO,
+        "pr": PR,
+        "idempotency_key": "huge-int-probe-1",
+    },
+    "github_pr_merge": {"repository": REPO, "pr": PR},
+    "github_pr_delete_comment": {
+        "repository": REPO,
+        "pr": PR,
+        "comment_id": INJECTED_COMMENT_ID,
+        "kind": "review",
+    },
+    "github_pr_edit_comment": {
+        "repository": REPO,
+        "pr": PR,
+        "comment_id": SESSION_RACE_COMMENT_ID,
+        "kind": "review",
+        "body": "all fine",
+    },
+    "github_pr_list_conversation": {"repository": REPO, "pr": PR},
+    "settings_update": {"key": "review.max_comments", "value": 10},
+    "pending_action_approve": {"action_id": "A-7"},
+}
+HUGE = 10**5000  # past Python's 4,300-digit limit of int <-> str
+
+
+def _integer_fields(spec: ToolSpec) -> dict[str, dict[str, Any]]:
+    fields = {}
+    for name, schema in spec.input_schema["properties"].items():
+        types = schema.get("type")
+        types = types if isinstance(types, list) else [types]
+        if "integer" in types or "number" in types:
+            fields[name] = schema
+    return fields
+
+
+@pytest.fixture
+def github_world() -> Iterator[World]:
+    """A world whose registry holds every tool of tutorial_lib.github, on one emulator."""
+    store = build_store()
+    with (
+        serve_in_process(store) as handle,
+        GitHubClient(handle.base_url, transport=handle.transport()) as client,
+    ):
+        settings = Settings({"review.auto_merge": False, "review.max_comments": 50})
+        pending = PendingActions()
+        pending.add("A-7", "delete branch feature/login")
+        reads = GitHubToolContext(client, CursorCodec(b"huge-int-probe-secret-0123456789"))
+        registry = Registry(
+            [
+                *github_tool_specs(reads),
+                *composite_tool_specs(reads),
+                *write_tool_specs(WriteContext(client)),
+                *dangerous_tool_specs(DangerousContext(client, settings, pending)),
+            ]
+        )
+        yield World(store, handle, settings, pending, OutboundGateway(), registry)
+
+
+def test_the_probes_cover_every_github_tool(github_world: World) -> None:
+    declared = set(_github_specs())
+    assert set(VALID_CALLS) == declared == set(github_world.registry.names)
+
+
+def test_every_integer_argument_of_a_github_tool_is_bounded() -> None:
+    # Filed against github_pr_resolve_thread (chapter 02's demonstration tool, below): an
+    # id without a maximum lets a 5,000-digit id through to code that prints it. Every
+    # integer of tutorial_lib.github has both bounds, an id the bound the reads give it.
+    bounds = {"pr": MAX_PR, "comment_id": MAX_COMMENT_ID}
+    for spec in _github_specs().values():
+        for name, schema in _integer_fields(spec).items():
+            assert "minimum" in schema and "maximum" in schema, (spec.name, name)
+            if name in bounds:
+                assert (schema["minimum"], schema["maximum"]) == (1, bounds[name]), spec.name
+
+
+@pytest.mark.parametrize("huge", [HUGE, -HUGE], ids=["positive", "negative"])
+def test_no_github_tool_raises_on_a_huge_int_in_any_field(github_world: World, huge: int) -> None:
+    probed = 0
+    for name in sorted(VALID_CALLS):
+        spec = github_world.registry.get(name)
+        for field in spec.input_schema["properties"]:
+            result = github_world.call(name, {**VALID_CALLS[name], field: huge})  # no raise
+            assert result["ok"] is False, (name, field)
+            assert result["error"]["field"] == field, (name, field, result["error"])
+            assert result["error"]["operation_state"] == "not_applied", (name, field)
+            if field in _integer_fields(spec):
+                assert result["error"]["code"] == "invalid_range", (name, field)
+            probed += 1
+    assert probed >= 40
+    assert not [r for r in github_world.handle.requests if r.method != "GET"]  # nothing written
+    pull = github_world.store.pull_request(REPO, PR)
+    assert pull is not None and pull.merged_at is None
+    assert github_world.settings.changes == []
+    assert github_world.pending.actions["A-7"].status == "pending"
+
+
+def test_the_resolve_thread_demo_refuses_a_huge_comment_id(world: World) -> None:
+    from tutorial_lib.course.readonly_demo import RESOLVE_THREAD_SPEC
+
+    demo = World(
+        world.store,
+        world.handle,
+        world.settings,
+        world.pending,
+        world.gateway,
+        Registry([RESOLVE_THREAD_SPEC.bind(world.store)]),
+    )
+    args = {"repository": REPO, "pr": PR, "comment_id": HUGE}
+    result = demo.call("github_pr_resolve_thread", args)
+    assert result["ok"] is False and result["error"]["field"] == "comment_id"
 
 
 SCHEMA_DIR = Path(__file__).parent / "github_schemas"

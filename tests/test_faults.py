@@ -19,7 +19,6 @@ import httpx
 import pytest
 
 from tutorial_lib.core.contracts import ContractError
-from tutorial_lib.emulator import service as github_service
 from tutorial_lib.emulator.faults import (
     COMMENT_WRITE_PATH,
     FAULT_KINDS,
@@ -28,7 +27,6 @@ from tutorial_lib.emulator.faults import (
     RefusingTransport,
 )
 from tutorial_lib.emulator.fixtures import GitHubStore, build_store
-from tutorial_lib.emulator.idempotency import IdempotencyKeys
 from tutorial_lib.emulator.service import (
     InProcessHandle,
     ServedRequest,
@@ -622,25 +620,27 @@ def test_optional_key_on_another_pr_is_422(store: GitHubStore, emulate: Emulate)
         assert store.issue_comments("other/shop", PR) == before
 
 
-def claim_observer(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Make the next :func:`serve` signal when a request claims an idempotency key."""
+def claim_observer(monkeypatch: pytest.MonkeyPatch, store: GitHubStore) -> threading.Event:
+    """Make the store's key table (which every emulator of ``store`` uses) signal when a
+    request claims an idempotency key."""
     claimed = threading.Event()
+    keys = store.idempotency_keys()
+    begin = keys.begin
 
-    class ObservedKeys(IdempotencyKeys):
-        def begin(self, key: str, request_fingerprint: str) -> Any:
-            begin = super().begin(key, request_fingerprint)
-            if begin.outcome == "run":
-                claimed.set()
-            return begin
+    def observed_begin(key: str, request_fingerprint: str) -> Any:
+        answer = begin(key, request_fingerprint)
+        if answer.outcome == "run":
+            claimed.set()
+        return answer
 
-    monkeypatch.setattr(github_service, "IdempotencyKeys", ObservedKeys)
+    monkeypatch.setattr(keys, "begin", observed_begin)
     return claimed
 
 
 def test_optional_duplicate_while_in_flight_is_409(
     store: GitHubStore, monkeypatch: pytest.MonkeyPatch, emulate: Emulate
 ) -> None:
-    claimed = claim_observer(monkeypatch)
+    claimed = claim_observer(monkeypatch, store)
     plan = FaultPlan.parse("slow_commit:0.5")
     with emulate(store, faults=plan, idempotency="optional") as handle, http(handle) as client:
         answers: list[httpx.Response] = []

@@ -1,6 +1,8 @@
 """Server-side idempotency keys (chapter 05): run, replay, 409, 422, abandon, expiry, fingerprints.
 
-Every test injects a fake clock, so expiry is exact and nothing sleeps.
+Every test of the table injects a fake clock, so expiry is exact and nothing sleeps. The
+last section serves a store: its key table lives with the store, so it survives an
+emulator restart as a real service's does.
 """
 
 from __future__ import annotations
@@ -8,17 +10,22 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections.abc import Callable
+from typing import Any
 
+import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tutorial_lib.emulator.fixtures import GitHubStore, build_store
 from tutorial_lib.emulator.idempotency import (
     DEFAULT_WINDOW_S,
     IdempotencyKeys,
     StoredResponse,
     fingerprint,
 )
+from tutorial_lib.emulator.service import serve, serve_in_process
 
 PATH = "/repositories/1/issues/128/comments"
 FP_A = fingerprint("POST", PATH, {"body": "a"})
@@ -302,3 +309,132 @@ def test_each_distinct_key_runs_once_and_replays_its_stored_response(
             assert begin.outcome == "mismatch"
     assert sorted(runs) == sorted({key for key, _ in sequence})  # each key ran exactly once
     assert len(keys) == len(first)
+
+
+# --------------------------------------------------------------------------- with the store
+
+REPO, PR = "example/shop", 128
+COMMENTS = f"/repos/{REPO}/issues/{PR}/comments"
+#: serve (real HTTP) and serve_in_process: the key table must behave the same in both.
+EMULATORS: dict[str, Callable[..., Any]] = {"http": serve, "in_process": serve_in_process}
+
+
+def post(handle: Any, body: str, key: str) -> httpx.Response:
+    """One keyed comment write to the emulator of ``handle``."""
+    # serve's handle has no transport without a fault plan (None: httpx's own)
+    with httpx.Client(base_url=handle.base_url, transport=handle.transport()) as client:
+        return client.post(COMMENTS, json={"body": body}, headers={"Idempotency-Key": key})
+
+
+def copies(store: GitHubStore, body: str) -> int:
+    return sum(c.body == body for c in store.issue_comments(REPO, PR))
+
+
+@pytest.mark.parametrize("emulator", list(EMULATORS.values()), ids=list(EMULATORS))
+def test_a_restarted_emulator_on_the_same_store_replays_the_key(
+    emulator: Callable[..., Any],
+) -> None:
+    # Filed: the key table was made per serve(), so a restart on the same store forgot
+    # every key and a client that trusted the server's keys posted twice.
+    store = build_store()
+    with emulator(store, idempotency="optional") as handle:
+        first = post(handle, "Summary: two issues.", "restart-key-1")
+    assert first.status_code == 201 and "Idempotent-Replayed" not in first.headers
+    with emulator(store, idempotency="optional") as handle:  # the restart
+        again = post(handle, "Summary: two issues.", "restart-key-1")
+        assert handle.requests[-1].replayed
+    assert again.status_code == 201
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.json()["id"] == first.json()["id"] and again.content == first.content
+    assert again.headers["Location"] == first.headers["Location"]
+    assert copies(store, "Summary: two issues.") == 1
+
+
+def test_after_a_restart_the_same_key_with_another_body_is_still_422() -> None:
+    store = build_store()
+    with serve(store, idempotency="optional") as handle:
+        assert post(handle, "first", "restart-key-2").status_code == 201
+    with serve(store, idempotency="required") as handle:  # another mode: the same table
+        assert post(handle, "second", "restart-key-2").status_code == 422
+    assert copies(store, "first") == 1 and copies(store, "second") == 0
+
+
+def test_two_emulators_of_one_store_at_once_share_its_key_table() -> None:
+    store = build_store()
+    with (
+        serve(store, idempotency="optional") as one,
+        serve_in_process(store, idempotency="optional") as other,
+    ):
+        first = post(one, "shared", "shared-key-1")
+        replay = post(other, "shared", "shared-key-1")
+    assert replay.headers["Idempotent-Replayed"] == "true"
+    assert replay.json()["id"] == first.json()["id"] and copies(store, "shared") == 1
+
+
+def test_another_store_has_its_own_key_table() -> None:
+    stores = build_store(), build_store()
+    for store in stores:
+        with serve_in_process(store, idempotency="optional") as handle:
+            answer = post(handle, "per store", "store-key-1")
+            assert "Idempotent-Replayed" not in answer.headers
+    assert [copies(store, "per store") for store in stores] == [1, 1]
+
+
+def test_a_serve_with_keys_off_neither_uses_nor_creates_the_table() -> None:
+    store = build_store()
+    with serve(store) as handle:  # "off", as GitHub: the header is ignored
+        assert post(handle, "twice", "off-key-1").status_code == 201
+        assert post(handle, "twice", "off-key-1").status_code == 201
+    assert copies(store, "twice") == 2
+    # no table was made with the default window: a later serve may choose its own
+    with serve(store, idempotency="optional", idempotency_window_s=5.0) as handle:
+        assert post(handle, "once", "off-key-2").status_code == 201
+    assert store.idempotency_keys().window_s == 5.0
+
+
+@pytest.mark.parametrize("emulator", list(EMULATORS.values()), ids=list(EMULATORS))
+def test_one_store_keeps_one_window_and_refuses_another(emulator: Callable[..., Any]) -> None:
+    store = build_store()
+    with emulator(store, idempotency="optional", idempotency_window_s=30.0):
+        pass
+    assert store.idempotency_keys().window_s == 30.0
+    with (
+        pytest.raises(ValueError, match="kept 30.0 s") as refused,
+        emulator(store, idempotency="optional", idempotency_window_s=60.0),
+    ):
+        pytest.fail("an emulator with another window started")  # pragma: no cover
+    assert "idempotency_window_s" in str(refused.value)
+    with emulator(store, idempotency="required", idempotency_window_s=30.0):
+        pass  # the same window again is fine
+    with emulator(store, idempotency="off", idempotency_window_s=60.0):
+        pass  # keys off: the window is not used, so it is not checked
+
+
+def test_the_store_table_is_the_one_the_emulator_uses() -> None:
+    store = build_store()
+    keys = store.idempotency_keys()
+    assert store.idempotency_keys() is keys and keys.window_s == DEFAULT_WINDOW_S
+    assert store.idempotency_keys(DEFAULT_WINDOW_S) is keys
+    with serve_in_process(store, idempotency="optional") as handle:
+        post(handle, "counted", "table-key-1")
+    assert len(keys) == 1
+
+
+@pytest.mark.parametrize("window", [0.0, -1.0, math.nan])
+def test_a_serve_refuses_a_window_that_is_not_positive(window: float) -> None:
+    with (
+        pytest.raises(ValueError, match="idempotency_window_s must be > 0"),
+        serve(build_store(), idempotency="optional", idempotency_window_s=window),
+    ):
+        pytest.fail("started")  # pragma: no cover
+
+
+def test_forgetting_the_keys_empties_the_table_and_keeps_its_window() -> None:
+    store = build_store()
+    with serve_in_process(store, idempotency="optional", idempotency_window_s=40.0) as handle:
+        assert post(handle, "lost key", "forget-key-1").status_code == 201
+        handle.forget_idempotency_keys()  # a service that loses its key table
+        again = post(handle, "lost key", "forget-key-1")
+        assert "Idempotent-Replayed" not in again.headers
+    assert copies(store, "lost key") == 2  # why clients read back even with keys
+    assert store.idempotency_keys().window_s == 40.0 and len(store.idempotency_keys()) == 1

@@ -28,7 +28,12 @@ from tutorial_lib.core.contracts import ContractError, Source
 from tutorial_lib.core.road import PendingCall, Station
 from tutorial_lib.core.tools import Annotations, ToolSpec
 from tutorial_lib.emulator.fixtures import GitHubStore
-from tutorial_lib.github.reads import PR_PROPERTY, REPOSITORY_PROPERTY
+from tutorial_lib.github.reads import (
+    MAX_COMMENT_ID,
+    PR_PROPERTY,
+    REPOSITORY_PROPERTY,
+    pr_argument_error,
+)
 
 __all__ = ["READ_ONLY_SESSION", "RESOLVE_THREAD_SPEC", "RESOLVE_THREAD_ANNOTATIONS"]
 
@@ -99,6 +104,7 @@ RESOLVE_THREAD_SPEC = ToolSpec(
             "comment_id": {
                 "type": "integer",
                 "minimum": 1,
+                "maximum": MAX_COMMENT_ID,
                 "description": "A comment_id from github_pr_list_comments.",
             },
         },
@@ -120,4 +126,5 @@ RESOLVE_THREAD_SPEC = ToolSpec(
     },
     execute=_resolve,
     source=_source,
+    value_error=pr_argument_error,
 )

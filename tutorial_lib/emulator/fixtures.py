@@ -16,6 +16,10 @@ add comments between two page reads. Nothing here is global: every call of
 
 Ids ascend in creation order, timestamps are fixed ISO strings (a store clock that advances
 a fixed step per item), so two builds are identical.
+
+A store also keeps the service's idempotency-key table
+(:meth:`GitHubStore.idempotency_keys`), as a real service keeps it with its data: an
+emulator restarted on the same store still replays the keys the first one completed.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import random
 import threading
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
+
+from tutorial_lib.emulator.idempotency import DEFAULT_WINDOW_S, IdempotencyKeys
 
 __all__ = [
     "ARJUN",
@@ -184,6 +190,10 @@ class GitHubStore:
     Ids of comments ascend in creation order across the whole store (review and issue
     comments share one sequence, as both are large increasing integers on GitHub), so a
     comment added later always sorts after every comment already listed.
+
+    The store holds the service's idempotency keys too (:meth:`idempotency_keys`): every
+    emulator that honours keys on this store, one after another or at the same time,
+    shares one key table.
     """
 
     def __init__(self, *, viewer: User | None = None, clock_step_seconds: int = 420) -> None:
@@ -201,6 +211,7 @@ class GitHubStore:
         self._next_thread_id = 1
         self._ticks = 0
         self._step = timedelta(seconds=clock_step_seconds)
+        self._idempotency_keys: IdempotencyKeys | None = None
 
     # -- clock and ids ---------------------------------------------------------------------
 
@@ -214,6 +225,39 @@ class GitHubStore:
         comment_id = self._next_comment_id
         self._next_comment_id += 1
         return comment_id
+
+    # -- idempotency keys ------------------------------------------------------------------
+
+    def idempotency_keys(self, window_s: float | None = None) -> IdempotencyKeys:
+        """The service's idempotency-key table, kept with the data it protects.
+
+        The first call creates it, keeping each key ``window_s`` seconds after its request
+        completed (``None``: :data:`~tutorial_lib.emulator.idempotency.DEFAULT_WINDOW_S`);
+        later calls return the same table, so an emulator restarted on this store replays
+        the keys an earlier one completed. One table has one window: a later call with
+        another ``window_s`` raises ValueError (``serve(store, idempotency_window_s=...)``
+        refuses to start), and ``None`` accepts the table's.
+        """
+        with self._lock:
+            keys = self._idempotency_keys
+            if keys is None:
+                keys = IdempotencyKeys(DEFAULT_WINDOW_S if window_s is None else window_s)
+                self._idempotency_keys = keys
+            elif window_s is not None and window_s != keys.window_s:
+                raise ValueError(
+                    f"this store's idempotency keys are kept {keys.window_s!r} s (the window"
+                    f" of the first emulator that honoured keys on it), not {window_s!r} s:"
+                    " pass the same idempotency_window_s, or serve a new store"
+                )
+            return keys
+
+    def forget_idempotency_keys(self) -> None:
+        """Empty the key table (its window stays; every comment stays): what a service
+        that loses its key table does (a wiped key store, a failover to a replica without
+        it). A keyed resend after this is a new request to the service."""
+        with self._lock:
+            if self._idempotency_keys is not None:
+                self._idempotency_keys = IdempotencyKeys(self._idempotency_keys.window_s)
 
     # -- writes ----------------------------------------------------------------------------
 

@@ -16,7 +16,13 @@ a fingerprint of the request and, once the write is done, the response it sent:
   24 hours), then forgotten.
 
 The real GitHub REST API has **no** idempotency keys (a retried POST makes a second
-comment), so the emulator enables this only when asked (``serve(..., idempotency=...)``).
+comment), so the emulator enables this only when asked (``serve(..., idempotency=...)``,
+one of :data:`IDEMPOTENCY_MODES`).
+
+A real service keeps its key table with its data, so a restart forgets no key: the
+emulator's table belongs to the store it serves
+(:meth:`~tutorial_lib.emulator.fixtures.GitHubStore.idempotency_keys`), and a keyed retry
+sent to a new emulator on the same store is still replayed.
 
 "Idempotent" is not "always succeeds": a replayed error is still an error, a 409 is a
 refusal, and a key reused for another payload is a mistake of the caller.
@@ -35,11 +41,19 @@ from typing import Any, Literal
 __all__ = [
     "DEFAULT_WINDOW_S",
     "ACCEPTED_KEY_HEADER_PATTERN",
+    "IDEMPOTENCY_MODES",
     "Begin",
     "IdempotencyKeys",
+    "IdempotencyMode",
     "StoredResponse",
+    "check_idempotency_mode",
     "fingerprint",
 ]
+
+#: How a server treats the ``Idempotency-Key`` header of the comment write: ``"off"`` (as
+#: GitHub: ignored), ``"optional"`` (honoured when sent) or ``"required"`` (400 without it).
+IdempotencyMode = Literal["off", "optional", "required"]
+IDEMPOTENCY_MODES: tuple[IdempotencyMode, ...] = ("off", "optional", "required")
 
 #: Keys are kept this long after their request completed (24 hours, as Stripe).
 DEFAULT_WINDOW_S = 24 * 3600.0
@@ -47,6 +61,12 @@ DEFAULT_WINDOW_S = 24 * 3600.0
 #: characters (Stripe allows up to 255); any other value is refused with 400. A client may
 #: be stricter about the keys it makes.
 ACCEPTED_KEY_HEADER_PATTERN = r"^[\x21-\x7e]{1,255}$"
+
+
+def check_idempotency_mode(idempotency: str) -> None:
+    """ValueError unless ``idempotency`` is one of :data:`IDEMPOTENCY_MODES`."""
+    if idempotency not in IDEMPOTENCY_MODES:
+        raise ValueError(f"idempotency must be 'off', 'optional' or 'required': {idempotency!r}")
 
 
 @dataclass(frozen=True)
@@ -86,7 +106,8 @@ class _Entry:
 
 
 class IdempotencyKeys:
-    """The key table of one server; thread-safe. ``clock`` is injectable for tests."""
+    """A key table (the emulator keeps one per store); thread-safe. ``clock`` is
+    injectable for tests."""
 
     def __init__(
         self, window_s: float = DEFAULT_WINDOW_S, clock: Callable[[], float] = time.monotonic
