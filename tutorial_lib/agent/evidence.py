@@ -7,15 +7,21 @@ rendered. No authorization station sees them. Two defences do:
 - :func:`report_from_evidence`: the host builds the report's facts (coverage, and the
   items: comment ids, lines, matches) from the tool results themselves. If the results do
   not cover the object yet, the host, not the model, follows the continuation the *tool*
-  returned (``next_cursor``, ``has_more``) through the same road, stations and log, until
-  coverage is complete. What the model wrote survives only as ``notes``, marked as its
-  words, after the output check (:func:`tutorial_lib.agent.output_check.check_output`).
+  returned (``next_cursor``, ``has_more``) through the same host, until coverage is
+  complete; when it cannot (a refusal, a failure, its call budget), the report says
+  ``incomplete`` with what was read and what was not, never ``complete``. What the model
+  wrote survives only as ``notes``, labelled as its unverified words, with every sentence
+  that claims coverage or absence ("complete", "nothing to handle", "没有需要处理的")
+  removed: such a claim is the host's to make from evidence, never the model's. The output
+  check (:func:`tutorial_lib.agent.output_check.check_output`) runs over the whole text
+  the user sees, items (file names, titles) included, not only over the notes.
 - :func:`report_from_answer`: the undefended way, for comparison: the report is whatever
   the model's answer says.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -24,7 +30,37 @@ from tutorial_lib.agent.loop import FinalAnswer, ToolCall, Transcript
 from tutorial_lib.agent.obedient import ReadPlan, format_answer
 from tutorial_lib.agent.output_check import OutputPolicy, check_output
 
-__all__ = ["Report", "report_from_answer", "report_from_evidence"]
+__all__ = [
+    "CLAIM_PATTERNS",
+    "Report",
+    "remove_claims",
+    "report_from_answer",
+    "report_from_evidence",
+]
+
+#: Words that claim coverage or absence, in English and Chinese: a sentence of the model's
+#: notes holding one is removed (the host states coverage and items from evidence).
+CLAIM_PATTERNS: tuple[str, ...] = (
+    r"\bcomplete(ly|d)?\b",
+    r"\ball (the )?(comments|items|pages|files|lines|issues)\b",
+    r"\bnothing (else )?(to|needs?|left|remains?|is left)\b",
+    r"\bno (open|remaining|unresolved|further|other|more)\b",
+    r"\bnone (left|remain|open)\b",
+    r"\b(everything|all) (is |has been |was )?(fixed|resolved|handled|done|read)\b",
+    r"\bend of (the )?list\b",
+    r"\bcoverage\b",
+    r"没有需要",
+    r"无需处理",
+    r"不用(继续|再)",
+    r"都已(处理|修复|解决)",
+    r"全部|所有",
+    r"已读完|读完了|没有(别的|其他|更多)",
+)
+_CLAIMS = re.compile("|".join(f"(?:{p})" for p in CLAIM_PATTERNS), re.IGNORECASE)
+# a sentence ends at . ! ? ; before a space (not "![img]"), at a Chinese stop, or a newline
+_SENTENCES = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
+#: What stands where a claim was removed.
+CLAIM_REMOVED = "[claim removed: coverage and absence are stated from evidence only]"
 
 #: Calls the road for the host: ``(tool name, arguments) -> result envelope``.
 HostCall = Callable[[str, Mapping[str, Any]], Mapping[str, Any]]
@@ -36,7 +72,8 @@ class Report:
 
     ``built_from`` says where the facts came from: ``"model_answer"`` (the model's words)
     or ``"evidence"`` (tool results); ``host_calls`` counts the reads the host made to
-    complete the coverage.
+    complete the coverage; ``not_read`` (evidence only) names the continuation the host
+    could not follow when ``coverage`` is ``"incomplete"``.
     """
 
     task: str
@@ -45,6 +82,18 @@ class Report:
     text: str
     built_from: Literal["model_answer", "evidence"]
     host_calls: int = 0
+    not_read: str | None = None
+
+
+def remove_claims(text: str) -> str:
+    """``text`` with every sentence that claims coverage or absence replaced by
+    :data:`CLAIM_REMOVED` (see :data:`CLAIM_PATTERNS`)."""
+    kept: list[str] = []
+    for sentence in _SENTENCES.split(text):
+        if not sentence.strip():
+            continue
+        kept.append(CLAIM_REMOVED if _CLAIMS.search(sentence) else sentence.strip())
+    return " ".join(kept)
 
 
 def report_from_answer(task: str, answer: FinalAnswer | None) -> Report:
@@ -71,8 +120,11 @@ def report_from_evidence(
     """The report built from tool results: the plan's own successful calls (``own`` says
     which calls are the task's: its tools on its object), completed by the host.
 
+    If the host cannot complete the plan (a refusal or failure, or ``max_host_calls``),
+    ``coverage`` is ``"incomplete"`` and ``not_read`` names the call it could not make.
     The model's answer text, minus its first line (the facts, which are rebuilt here), is
-    kept as notes after the output check.
+    kept as unverified notes without its coverage or absence claims
+    (:func:`remove_claims`); the output check runs over the whole text shown.
     """
     results: list[tuple[str, Mapping[str, Any]]] = [
         (step.name, step.result["data"])
@@ -80,20 +132,29 @@ def report_from_evidence(
         if step.ok and own(step.name, step.arguments)
     ]
     host_calls = 0
-    while host_calls < max_host_calls:
+    not_read: str | None = None
+    while True:
         following: ToolCall | None = plan.next_call(results)
         if following is None:
+            break
+        if host_calls >= max_host_calls:
+            not_read = f"{following.name} {dict(following.arguments)} (host call budget spent)"
             break
         host_calls += 1
         envelope = host_call(following.name, following.arguments)
         if envelope.get("ok") is not True:
+            code = (envelope.get("error") or {}).get("code", "failure")
+            not_read = f"{following.name} {dict(following.arguments)} ({code})"
             break
         results.append((following.name, envelope["data"]))
-    coverage = plan.coverage(results)
+    coverage = plan.coverage(results) if not_read is None else "incomplete"
     items = plan.items(results)
     said = transcript.final.text.split("\n", 1) if transcript.final else [""]
-    notes = check_output(said[1], policy).text if len(said) > 1 else ""
+    notes = remove_claims(said[1]) if len(said) > 1 else ""
     shown = format_answer(plan.name, coverage, items)
+    if not_read is not None:
+        shown += f"\nread: {len(results)} results; not read: {not_read}"
     if notes:
-        shown += f"\nmodel notes (the model's words, not evidence): {notes}"
-    return Report(plan.name, coverage, items, shown, "evidence", host_calls)
+        shown += f"\nmodel notes (unverified, the model's words, not evidence): {notes}"
+    shown = check_output(shown, policy).text
+    return Report(plan.name, coverage, items, shown, "evidence", host_calls, not_read)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tutorial_lib.core.arguments import unicode_text_error
+from tutorial_lib.core.confirmation import Question
 from tutorial_lib.core.contracts import ContractError, Source
 from tutorial_lib.core.tools import Annotations, ToolSpec
 
@@ -153,6 +154,18 @@ def _send(context: OutboundGateway, args: Mapping[str, Any], checked: None) -> d
     }
 
 
+def _preview(context: Any, args: Mapping[str, Any]) -> Question:
+    """What the user sees before a request leaves: where it goes and what it carries."""
+    return Question(
+        text=f"Send this {args['method']} request out of the system?",
+        shown={
+            "to": str(args["url"]),
+            "body": str(args.get("body", "")) or "(no body)",
+            "impact": "what is sent leaves the system and cannot be recalled",
+        },
+    )
+
+
 def _source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
     return {"system": "http", "resource": args["url"]}
 
@@ -172,6 +185,7 @@ HTTP_SEND_SPEC = ToolSpec(
     execute=_send,
     source=_source,
     posted_text=("url", "body"),
+    preview=_preview,
     value_error=_value_error,
 )
 

@@ -3,16 +3,18 @@
 :func:`open_desk` starts what the chapter's cells share (and what its browser test
 clicks through): the in-process GitHub emulator with PR 128 in two repositories, the
 chapter 05 write tool ``github_pr_create_comment`` (optionally behind a scripted fault),
-the example ``deploy_release`` tool, one :class:`~tutorial_lib.core.confirmation.ConfirmationFlow`
-and the road's stations. The policies:
+the example ``deploy_release`` tool, and one :class:`~tutorial_lib.core.host.Host` (the
+road, its authorization and its confirmation flow). Every write and send asks the user by
+default (the host's rule by action class), with the tool's own preview; the chapter's two
+overrides:
 
 - :func:`post_policy`: every comment post asks the user, who chooses the repository
   (both have a PR 128: the target is undecided) and sees the comment as a diff, where it
   goes and its impact;
-- :func:`merge_policy`: a merge asks, showing what it changes (branches, commits, lines,
-  files) and who it affects;
 - :func:`deploy_policy`: a staging deploy is approved in advance by the team (runs
   directly); production needs a change request: no click here replaces it.
+
+A merge asks with ``github_pr_merge``'s own preview (what changes, who it affects).
 
 The clock is a :class:`ManualClock`: outputs are the same on every run, and a cell can
 move time forward to show an approval expiring.
@@ -21,7 +23,7 @@ move time forward to show an approval expiring.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -47,7 +49,6 @@ __all__ = [
     "EmulatorDesk",
     "ManualClock",
     "deploy_policy",
-    "merge_policy",
     "open_desk",
     "open_emulator",
     "post_policy",
@@ -90,37 +91,13 @@ def post_policy(call: PendingCall) -> Question | None:
 
 
 def deploy_policy(call: PendingCall) -> Question | None:
-    """Staging: approved in advance (runs directly). Production: formal approval only."""
-    if call.tool.name != "deploy_release":
+    """The team's rule for this task: a staging deploy is approved in advance (runs
+    directly); any other environment gets the tool's own question (production: formal
+    approval only, see :mod:`tutorial_lib.examples.deploy`)."""
+    if call.arguments["environment"] == "staging":
         return None
-    if call.arguments["environment"] == "production":
-        return Question(
-            text=f"部署 {call.arguments['version']} 到 production？",
-            formal="a change request approved on the release board",
-        )
-    return None
-
-
-def merge_policy(store: GitHubStore) -> Callable[[PendingCall], Question | None]:
-    """Ask before a merge, showing what it changes (read from the emulator's PR)."""
-
-    def policy(call: PendingCall) -> Question | None:
-        if call.tool.name != "github_pr_merge":
-            return None
-        repository, number = call.arguments["repository"], call.arguments["pr"]
-        pull = store.pull_request(repository, number)
-        if pull is None:
-            return None  # the tool answers not_found itself
-        return Question(
-            text=f"合并 {repository} 的 PR #{number}？",
-            shown={
-                "what": f"{pull.head_ref} -> {pull.base_ref}：{pull.commits} 个提交，"
-                f"+{pull.additions} -{pull.deletions} 行，{pull.changed_files} 个文件",
-                "impact": f"{pull.base_ref} 立刻包含这些改动，所有人都会拉到；撤销要另开 revert",
-            },
-        )
-
-    return policy
+    preview = call.tool.preview
+    return None if preview is None else preview(call.tool.context, call.arguments)
 
 
 _Desk = TypeVar("_Desk", bound="EmulatorDesk")
@@ -236,11 +213,8 @@ def open_desk(*, faults: str | None = None, ttl_s: float = 300.0, session: str =
         registry,
         access=access,
         scope=scope,
-        confirm={
-            "github_pr_create_comment": post_policy,
-            "deploy_release": deploy_policy,
-            "github_pr_merge": merge_policy(store),
-        },
+        # a merge asks with the tool's own preview (what changes, who it affects)
+        confirm={"github_pr_create_comment": post_policy, "deploy_release": deploy_policy},
         clock=clock,
         session=session,
         ttl_s=ttl_s,

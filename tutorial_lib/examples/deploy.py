@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutorial_lib.core.confirmation import Question
 from tutorial_lib.core.contracts import Source
 from tutorial_lib.core.tools import Annotations, ToolSpec
 
@@ -59,6 +60,21 @@ def _deploy(context: Deployments, args: Mapping[str, Any], checked: None) -> dic
     return {"environment": args["environment"], "version": args["version"], "deploy": number}
 
 
+def _preview(context: Deployments, args: Mapping[str, Any]) -> Question:
+    """Production needs a change request approved on the release board (formal approval:
+    no click in a chat replaces it); any other environment asks, showing what changes."""
+    environment, version = args["environment"], args["version"]
+    if environment == "production":
+        return Question(
+            text=f"Deploy {version} to production?",
+            formal="a change request approved on the release board",
+        )
+    return Question(
+        text=f"Deploy {version} to {environment}?",
+        shown={"impact": f"everyone using {environment} runs {version} from now on"},
+    )
+
+
 def _source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
     return {"system": "deploy", "resource": args["environment"]}
 
@@ -73,6 +89,7 @@ DEPLOY_SPEC = ToolSpec(
     input_schema=DEPLOY_SCHEMA,
     annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
     execute=_deploy,
+    preview=_preview,
     source=_source,
 )
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tutorial_lib.core.arguments import out_of_range_error
+from tutorial_lib.core.confirmation import Question
 from tutorial_lib.core.contracts import ContractError, Source
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, Annotations, ToolSpec
 from tutorial_lib.github.client import GitHubClient
@@ -460,6 +461,84 @@ def _approve(
     return {"action_id": action.action_id, "summary": action.summary, "status": action.status}
 
 
+# --------------------------------------------------------------------------- previews
+# What the user sees before the host runs one of these calls (ToolSpec.preview): the object,
+# what changes, and who it affects. A preview reads (GET) but never writes; when the object
+# cannot be read, the question still shows the call as it will run.
+
+
+def _merge_preview(context: DangerousContext, args: Mapping[str, Any]) -> Question:
+    repository, pr = args["repository"], args["pr"]
+    shown = {"where": f"{repository} pull request #{pr}"}
+    try:
+        pull = context.client.get_pull(repository, pr)
+    except ContractError:
+        pull = {}
+    if pull:
+        head, base = (pull.get("head") or {}).get("ref"), (pull.get("base") or {}).get("ref")
+        shown["what"] = (
+            f"{head} -> {base}: {pull.get('commits')} commits, +{pull.get('additions')}"
+            f" -{pull.get('deletions')} lines in {pull.get('changed_files')} files"
+        )
+    shown["impact"] = "the base branch changes for everyone at once; undoing it needs a revert"
+    return Question(text=f"Merge {repository} pull request #{pr}?", shown=shown)
+
+
+def _comment_text(context: DangerousContext, args: Mapping[str, Any]) -> str:
+    try:
+        return str(_comment_of_pr(context, args).get("body") or "")
+    except ContractError:
+        return "(the comment could not be read)"
+
+
+def _delete_preview(context: DangerousContext, args: Mapping[str, Any]) -> Question:
+    where = f"{args['repository']} pull request #{args['pr']}, {args['kind']} comment"
+    return Question(
+        text=f"Delete comment {args['comment_id']}?",
+        shown={
+            "where": f"{where} {args['comment_id']}",
+            "deleted text": _comment_text(context, args),
+            "impact": "the text is gone for everyone and cannot be brought back",
+        },
+    )
+
+
+def _edit_preview(context: DangerousContext, args: Mapping[str, Any]) -> Question:
+    where = f"{args['repository']} pull request #{args['pr']}, {args['kind']} comment"
+    return Question(
+        text=f"Replace the text of comment {args['comment_id']}?",
+        shown={
+            "where": f"{where} {args['comment_id']}",
+            "before": _comment_text(context, args),
+            "after": str(args["body"]),
+            "impact": "the old text is overwritten for everyone who reads the PR",
+        },
+    )
+
+
+def _settings_preview(context: DangerousContext, args: Mapping[str, Any]) -> Question:
+    old = context.settings.values.get(args["key"], "(unset)")
+    return Question(
+        text=f"Change setting {args['key']}?",
+        shown={
+            "change": f"{args['key']}: {old!r} -> {args['value']!r}",
+            "impact": "every later task of this agent runs with the new value",
+        },
+    )
+
+
+def _pending_preview(context: DangerousContext, args: Mapping[str, Any]) -> Question:
+    action = context.pending.actions.get(args["action_id"])
+    summary = action.summary if action is not None else "(unknown action)"
+    return Question(
+        text=f"Approve pending action {args['action_id']}?",
+        shown={
+            "action": summary,
+            "impact": "the action then runs with its own effects, which this approval cannot bound",
+        },
+    )
+
+
 # --------------------------------------------------------------------------- sources
 
 
@@ -505,6 +584,7 @@ PR_MERGE_SPEC = ToolSpec(
     annotations=REMOTE_DESTRUCTIVE,
     execute=_merge,
     source=_merge_source,
+    preview=_merge_preview,
     value_error=_value_error,
 )
 
@@ -519,6 +599,7 @@ DELETE_COMMENT_SPEC = ToolSpec(
     annotations=REMOTE_DESTRUCTIVE,
     execute=_delete,
     source=_comment_source,
+    preview=_delete_preview,
     value_error=_value_error,
 )
 
@@ -534,6 +615,8 @@ EDIT_COMMENT_SPEC = ToolSpec(
     check=check_body_text,
     execute=_edit,
     source=_comment_source,
+    preview=_edit_preview,
+    posted_text=("body",),
     value_error=_value_error,
 )
 
@@ -563,6 +646,7 @@ SETTINGS_UPDATE_SPEC = ToolSpec(
     check=_check_setting,
     execute=_update_setting,
     source=_settings_source,
+    preview=_settings_preview,
     value_error=_value_error,
 )
 
@@ -578,6 +662,7 @@ PENDING_APPROVE_SPEC = ToolSpec(
     check=_check_pending,
     execute=_approve,
     source=_pending_source,
+    preview=_pending_preview,
     value_error=_value_error,
 )
 
