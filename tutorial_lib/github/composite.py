@@ -39,6 +39,7 @@ from tutorial_lib.core.contracts import ContractError, Source, safe_text
 from tutorial_lib.core.road import StationBug
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, ToolSpec
 from tutorial_lib.github.reads import (
+    COMMENT_WORDS,
     LIST_COMMENTS_DATA_SCHEMA,
     LIST_COMMENTS_SCHEMA,
     LIST_COMMENTS_SPEC,
@@ -308,6 +309,7 @@ REVIEW_SNAPSHOT_SPEC = ToolSpec(
     source=_snapshot_source,
     value_error=pr_argument_error,
     composes=(LIST_COMMENTS_SPEC.name,),
+    untrusted_fields=frozenset({"title", "description", "author"}) | COMMENT_WORDS,
 )
 
 

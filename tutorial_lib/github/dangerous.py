@@ -633,6 +633,7 @@ LIST_CONVERSATION_SPEC = ToolSpec(
     execute=_list_conversation,
     source=_conversation_source,
     value_error=_value_error,
+    untrusted_fields=frozenset({"comments[].author", "comments[].summary"}),
 )
 
 SETTINGS_UPDATE_SPEC = ToolSpec(

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
 
 __all__ = [
+    "COMMENT_WORDS",
     "DEFAULT_PAGE_SIZE",
     "GET_COMMENT_SCHEMA",
     "GET_COMMENT_SPEC",
@@ -715,6 +716,12 @@ def _comment_source(context: Any, args: Mapping[str, Any], data: dict[str, Any])
 
 
 #: github_pr_get, declared once (bind a context with :func:`github_tool_specs`).
+#: The fields of a listed comment that carry text someone else wrote (file names are chosen
+#: by the PR's author): data for a model, never instructions.
+COMMENT_WORDS: frozenset[str] = frozenset(
+    {"comments[].file", "comments[].summary", "comments[].author", "comments[].body"}
+)
+
 PR_GET_SPEC = ToolSpec(
     name=PR_GET,
     title="Get a GitHub pull request",
@@ -726,6 +733,7 @@ PR_GET_SPEC = ToolSpec(
     execute=_get_pull,
     source=_pull_source,
     value_error=pr_argument_error,
+    untrusted_fields=frozenset({"title", "author", "body", "head", "base"}),
 )
 
 #: github_pr_list_comments, declared once.
@@ -740,6 +748,7 @@ LIST_COMMENTS_SPEC = ToolSpec(
     execute=_list_comments,
     source=_comments_source,
     value_error=pr_argument_error,
+    untrusted_fields=COMMENT_WORDS,
 )
 
 #: github_pr_get_comment, declared once.
@@ -755,6 +764,7 @@ GET_COMMENT_SPEC = ToolSpec(
     execute=_get_comment,
     source=_comment_source,
     value_error=pr_argument_error,
+    untrusted_fields=frozenset({"file", "summary", "author", "body", "diff_hunk"}),
 )
 
 #: The three read tools, unbound (for linters and exports).

@@ -272,6 +272,7 @@ READ_LINES_SPEC = ToolSpec(
     execute=read_requested_lines,
     source=_source,
     value_error=read_lines_value_error,
+    untrusted_fields=frozenset({"lines[].text"}),
 )
 
 
