@@ -25,15 +25,16 @@ from tutorial_lib.core.authorization import (
     ActionClass,
     TaskScope,
     ToolAccess,
-    authorization_station,
+    authorization_stations,
     authorize,
     github_access,
     is_secret_path,
     normalize_workspace_path,
     workspace_access,
 )
-from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, LogRecord
-from tutorial_lib.core.road import PendingCall, call_tool
+from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError
+from tutorial_lib.core.host import Host
+from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, READ_ONLY_LOCAL, Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import InProcessHandle, serve_in_process
@@ -132,7 +133,8 @@ def test_a_path_under_a_prefix_is_let_through(path: str) -> None:
 
 def test_paths_normalize_lexically() -> None:
     assert normalize_workspace_path("docs/./a/../b.md") == "docs/b.md"
-    assert normalize_workspace_path("docs\\b.md") == "docs/b.md"
+    # on POSIX a backslash is a character of a name: "docs\\b.md" is one name in the root
+    assert normalize_workspace_path("docs\\b.md") == "docs\\b.md"
     assert normalize_workspace_path("..") is None
     assert normalize_workspace_path("/abs") is None
     with pytest.raises(ValueError, match="not inside the workspace"):
@@ -207,15 +209,29 @@ def test_a_path_tool_without_its_argument() -> None:
         TaskScope(grants=frozenset({"admin"}))  # type: ignore[arg-type]
 
 
-def test_the_station_copies_the_access_map() -> None:
+def test_the_stations_copy_the_access_map() -> None:
     access = dict(ACCESS)
-    station = authorization_station(TaskScope(frozenset({REPO}), (), ALL), access)
-    assert station.slot == "authorization"
+    named, resolved = authorization_stations(TaskScope(frozenset({REPO}), (), ALL), access)
+    assert (named.slot, resolved.slot) == ("authorization", "resolution")
     access["repo_read"] = github_access("delete")  # the caller's map changes afterwards...
     access["shell_run"] = github_access("read")
-    station.check(pending("repo_read", {"repository": REPO}))  # ...the station's does not
+    named.check(pending("repo_read", {"repository": REPO}))  # ...the station's does not
     with pytest.raises(ContractError):
-        station.check(pending("shell_run", {"repository": REPO}))
+        named.check(pending("shell_run", {"repository": REPO}))
+
+
+def test_the_host_copies_the_access_map() -> None:
+    access = {"repo_read": github_access("read")}
+    host = Host(
+        Registry([stub("repo_read"), stub("shell_run")]),
+        access=access,
+        scope=TaskScope(frozenset({REPO}), (), frozenset({"read"})),
+    )
+    access["repo_read"] = github_access("delete")  # the caller's map changes afterwards...
+    access["shell_run"] = github_access("read")
+    assert host.call("repo_read", {"repository": REPO})["ok"] is True  # ...the host's does not
+    assert host.call("shell_run", {"repository": REPO})["error"]["code"] == "permission_denied"
+    assert host.action_class("repo_read") == "read" and host.undeclared == ("shell_run",)
 
 
 # -- through the road, with real tools ----------------------------------------------------
@@ -242,12 +258,12 @@ def test_read_lines_on_the_road(tmp_path: Path) -> None:
     registry = Registry([read_lines_tool(tmp_path)])
     access = {"read_lines": workspace_access("read")}
     scope = TaskScope(frozenset(), (".",), frozenset({"read"}))
-    station = authorization_station(scope, access)
-    log: list[LogRecord] = []
+    host = Host(registry, access=access, scope=scope)
+    log = host.log
 
     def read(path: str) -> Any:
         args = {"path": path, "start": 1, "count": 5}
-        return call_tool(registry, "read_lines", args, stations=[station], log=log)
+        return host.call("read_lines", args)
 
     ok = read("docs/a.md")
     assert ok["ok"] is True and [line["text"] for line in ok["data"]["lines"]] == ["one", "two"]
@@ -258,10 +274,10 @@ def test_read_lines_on_the_road(tmp_path: Path) -> None:
     assert "hunter2" not in str(refused)
     assert log[-1].station == "authorization" and log[-1].operation_state == "not_applied"
     # the same tool under a scope that holds docs only
-    narrow = authorization_station(TaskScope(frozenset(), ("docs",), frozenset({"read"})), access)
-    outside = call_tool(
-        registry, "read_lines", {"path": ".env", "start": 1, "count": 5}, stations=[narrow]
+    narrow = Host(
+        registry, access=access, scope=TaskScope(frozenset(), ("docs",), frozenset({"read"}))
     )
+    outside = narrow.call("read_lines", {"path": ".env", "start": 1, "count": 5})
     assert_refused(outside, "read_lines", "path '.env' is outside this task's scope", "path")
 
 
@@ -294,14 +310,16 @@ COMMENT = {
 
 def test_a_refused_write_sends_no_request(emulator: tuple[InProcessHandle, Registry]) -> None:
     handle, registry = emulator
-    station = authorization_station(
-        TaskScope(frozenset({REPO}), (), frozenset({"read"})), GITHUB_ACCESS
+    host = Host(
+        registry,
+        access=GITHUB_ACCESS,
+        scope=TaskScope(frozenset({REPO}), (), frozenset({"read"})),
     )
-    got = call_tool(registry, "github_pr_get", {"repository": REPO, "pr": 128}, stations=[station])
+    got = host.call("github_pr_get", {"repository": REPO, "pr": 128})
     assert got["ok"] is True
     served = len(handle.requests)
     before = len(handle.store.issue_comments(REPO, 128))
-    result = call_tool(registry, "github_pr_create_comment", COMMENT, stations=[station])
+    result = host.call("github_pr_create_comment", COMMENT)
     assert_refused(
         result,
         "github_pr_create_comment",
@@ -316,19 +334,20 @@ def test_the_wrong_repository_is_refused_on_the_road(
     emulator: tuple[InProcessHandle, Registry],
 ) -> None:
     handle, registry = emulator
-    station = authorization_station(TaskScope(frozenset({REPO}), (), ALL), GITHUB_ACCESS)
+    host = Host(registry, access=GITHUB_ACCESS, scope=TaskScope(frozenset({REPO}), (), ALL))
     # as if a comment had told the model to post its findings to another repository
     elsewhere = {**COMMENT, "repository": "other/shop"}
     for name, args in (
         ("github_pr_create_comment", elsewhere),
         ("github_pr_get", {"repository": "other/shop", "pr": 1}),
     ):
-        result = call_tool(registry, name, args, stations=[station])
+        result = host.call(name, args)
         assert_refused(
             result, name, "repository other/shop is outside this task's scope", "repository"
         )
         assert result["ok"] is False and result["error"]["received"] == "other/shop"
     assert handle.requests == []
+    assert [r.station for r in host.log] == ["authorization", "authorization"]
 
 
 # -- the property -------------------------------------------------------------------------
@@ -376,7 +395,7 @@ def test_allowed_exactly_when_granted_and_in_scope(
     if not on_repo and path.endswith((".env", ".pem")):
         in_scope = in_scope and scope.secrets_granted  # a secret needs its own grant
     expected = action in scope.grants and in_scope
-    station = authorization_station(scope, ACCESS)
+    station, _resolved = authorization_stations(scope, ACCESS)
     try:
         station.check(call)
         allowed = True
@@ -401,26 +420,29 @@ def test_a_link_to_a_secret_file_is_refused_by_the_name_it_leads_to(tmp_path: Pa
     (tmp_path / "docs" / "outside_link.md").symlink_to("../notes.txt")
     registry = Registry([read_lines_tool(tmp_path)])
     access = {"read_lines": workspace_access("read")}
-    whole = authorization_station(
-        TaskScope(workspace_paths=(".",), grants=frozenset({"read"})), access
+    whole = Host(
+        registry,
+        access=access,
+        scope=TaskScope(workspace_paths=(".",), grants=frozenset({"read"})),
     )
-    docs = authorization_station(
-        TaskScope(workspace_paths=("docs",), grants=frozenset({"read"})), access
+    docs = Host(
+        registry,
+        access=access,
+        scope=TaskScope(workspace_paths=("docs",), grants=frozenset({"read"})),
     )
     args = {"path": "notes.txt", "start": 1, "count": 5}
-    refused = dict(call_tool(registry, "read_lines", args, stations=[whole]))
+    refused = dict(whole.call("read_lines", args))
     assert refused["ok"] is False and refused["error"]["code"] == "permission_denied"
     assert refused["error"]["message"] == (
         "'notes.txt' leads to '.env', which is a secret-bearing file: it needs its own grant"
     )
     assert "sk-test-123" not in json.dumps(refused)
-    moved = dict(
-        call_tool(registry, "read_lines", {**args, "path": "docs/outside_link.md"}, stations=[docs])
-    )
+    moved = dict(docs.call("read_lines", {**args, "path": "docs/outside_link.md"}))
     assert moved["error"]["message"] == (
         "'docs/outside_link.md' leads to '.env', which is outside this task's scope"
     )
-    fine = dict(
-        call_tool(registry, "read_lines", {**args, "path": "docs/guide.md"}, stations=[docs])
-    )
+    fine = dict(docs.call("read_lines", {**args, "path": "docs/guide.md"}))
     assert fine["ok"] is True and fine["data"]["lines"][0]["text"] == "hello"
+    # the requested names are in scope: what refused them is the re-check of the resolved name
+    assert [r.station for r in whole.log] == ["resolution"]
+    assert [r.station for r in docs.log] == ["resolution", "execution"]

@@ -10,12 +10,13 @@ What these tests prove about :mod:`tutorial_lib.core.confirmation`:
    without a choice. :func:`approval_digest` changes with every argument and ignores key
    order and the kind of mapping.
 2. **On the road**, with ``deploy_release``: the first call ends ``confirmation_required``
-   (``not_applied``, nothing deployed); the user's choice fills the open argument;
-   :func:`run_approved` runs the approved call once, and a replay, a changed argument, an
-   expired approval or another session's flow is refused with ``approval_invalid`` (or a
-   question of its own). An argument the model adds (``confirm: true``) never reaches the
-   station, a policy returning None lets the call run directly, and a question that needs
-   formal approval (a production deploy) is refused and audited without a request.
+   (``not_applied``, nothing deployed, ``error.confirmation`` naming the request); the
+   user's choice fills the open argument; :meth:`Host.run_approved` runs the approved call
+   once, and a replay, a changed argument, an expired approval or another session's host
+   is refused with ``approval_invalid`` (or a question of its own). An argument the model
+   adds (``confirm: true``) never reaches the station, a policy returning None lets the
+   call run directly, and a question that needs formal approval (a production deploy) is
+   refused and audited without a request.
 3. **As a property** (a hypothesis state machine over asks, answers, runs with approved
    or altered arguments and clock jumps): no request executes more than once, every
    deploy belongs to exactly one executed request, and a declined, cancelled or expired
@@ -25,7 +26,7 @@ What these tests prove about :mod:`tutorial_lib.core.confirmation`:
    nothing preselected; accept / decline / cancel one to one).
 5. **With the real emulator**: chapter 05's ``github_pr_create_comment`` behind the
    station, its POST committed and then timed out: after the user accepts, one
-   :func:`run_approved` leaves exactly one comment (the read-back finds it), and a
+   :meth:`Host.run_approved` leaves exactly one comment (the read-back finds it), and a
    second one stores nothing more.
 """
 
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -43,6 +44,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from jsonschema import Draft202012Validator
 
+from tutorial_lib.core.authorization import TaskScope, github_access, local_access
 from tutorial_lib.core.confirmation import (
     APPROVAL_PROBLEMS,
     DECISIONS,
@@ -57,12 +59,11 @@ from tutorial_lib.core.confirmation import (
     approval_digest,
     approval_problem,
     ask_in_terminal,
-    confirmation_station,
     elicitation_request,
-    run_approved,
 )
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, Envelope, LogRecord
-from tutorial_lib.core.road import PendingCall, Station, StepClock, call_tool
+from tutorial_lib.core.host import Host
+from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FaultPlan
 from tutorial_lib.emulator.fixtures import build_store
@@ -122,40 +123,36 @@ def deploy_policy(*, formal_production: bool = True) -> ConfirmationPolicy:
     return policy
 
 
+#: deploy_release as the operator declares it: it takes effect for others (``send``), on
+#: the tool's own store of deployments (no repository, path or host to scope).
+DEPLOY_ACCESS = {DEPLOY: local_access("send", "deployments")}
+
+
 @dataclass
 class DeployWorld:
-    """One session: the flow, its station, the deploy tool and what it deployed."""
+    """One session: its host (flow, stations, log), the deploy tool and what it deployed."""
 
-    flow: ConfirmationFlow
+    host: Host
     clock: ManualClock
     deployments: Deployments
-    registry: Registry
-    station: Station
-    log: list[LogRecord] = field(default_factory=list)
 
-    def call(self, args: Any, *, stations: tuple[Station, ...] | None = None) -> Envelope:
-        """The model's call of ``deploy_release``, on the road with this session's station."""
-        result = call_tool(
-            self.registry,
-            DEPLOY,
-            args,
-            stations=(self.station,) if stations is None else stations,
-            log=self.log,
-            clock=StepClock(),
-        )
+    @property
+    def flow(self) -> ConfirmationFlow:
+        return self.host.flow
+
+    @property
+    def log(self) -> list[LogRecord]:
+        return self.host.log
+
+    def call(self, args: Any) -> Envelope:
+        """The model's call of ``deploy_release``, through this session's host."""
+        result = self.host.call(DEPLOY, args)
         ENVELOPE.validate(result)
         return result
 
-    def run(self, request_id: str, *, stations: tuple[Station, ...] | None = None) -> Envelope:
-        """The host runs what ``request_id`` approved (through this session's station)."""
-        result = run_approved(
-            self.flow,
-            request_id,
-            self.registry,
-            stations=(self.station,) if stations is None else stations,
-            log=self.log,
-            clock=StepClock(),
-        )
+    def run(self, request_id: str) -> Envelope:
+        """The host runs what ``request_id`` approved (through the whole road again)."""
+        result = self.host.run_approved(request_id)
         ENVELOPE.validate(result)
         return result
 
@@ -172,11 +169,17 @@ def deploy_world(
     deployments: Deployments | None = None,
 ) -> DeployWorld:
     clock = ManualClock()
-    flow = ConfirmationFlow(session, clock=clock, ttl_s=ttl_s)
     deployments = Deployments() if deployments is None else deployments
-    station = confirmation_station(flow, deploy_policy() if policy is None else policy)
-    registry = Registry([deploy_spec(deployments)])
-    return DeployWorld(flow, clock, deployments, registry, station)
+    host = Host(
+        Registry([deploy_spec(deployments)]),
+        access=DEPLOY_ACCESS,
+        scope=TaskScope(grants=frozenset({"send"})),
+        confirm={DEPLOY: deploy_policy() if policy is None else policy},
+        clock=clock,
+        session=session,
+        ttl_s=ttl_s,
+    )
+    return DeployWorld(host, clock, deployments)
 
 
 def asked_flow(question: Question | None = None) -> tuple[ConfirmationFlow, ManualClock, str]:
@@ -464,7 +467,14 @@ def test_the_first_call_asks_the_user_and_deploys_nothing() -> None:
         "not_applied",
     )
     assert record.details == {"request_id": request.request_id}
-    assert "request_id" not in json.dumps(result)  # the host's id stays out of the envelope
+    # the front end learns the request from a structured field, never from the message
+    assert error["confirmation"] == {
+        "request_id": request.request_id,
+        "question": "Where should v2.4.1 be deployed?",
+        "options": ["accept", "decline", "cancel"],
+        "choose": "environment",
+        "candidates": list(ENVIRONMENTS),
+    }
     # calling again while the user decides asks nothing new and runs nothing
     again = world.call(STAGING)
     assert error_of(again)["code"] == "confirmation_required"
@@ -503,6 +513,7 @@ def test_a_changed_argument_is_not_what_the_user_approved() -> None:
         question = world.asked()
         assert question.state == "asked" and dict(question.arguments) == altered
         assert question.request_id in error["message"]
+        assert error["confirmation"]["request_id"] == question.request_id
         assert world.log[-1].details == {"request_id": question.request_id}
     assert world.deployments.done == []
     assert world.flow.request(rid).state == "accepted"  # the approval is untouched
@@ -534,13 +545,15 @@ def test_an_approval_is_good_until_its_expiry_and_not_a_moment_later() -> None:
 
 def test_another_sessions_flow_cannot_use_the_approval() -> None:
     mine = deploy_world(session="s1")
-    theirs = deploy_world(session="s2", deployments=mine.deployments)
-    theirs.registry = mine.registry  # one tool, one set of deployments, two sessions
+    theirs = deploy_world(session="s2", deployments=mine.deployments)  # one set of deployments
     mine.call(STAGING)
     rid = mine.asked().request_id
     accepted = mine.flow.answer(rid, "accept", choice="staging")
-    # the other session runs the approved call through ITS station: its own question
-    result = run_approved(mine.flow, rid, mine.registry, stations=(theirs.station,))
+    # the other session's host knows no such request...
+    with pytest.raises(ConfirmationError, match="no confirmation request"):
+        theirs.run(rid)
+    # ...and the approved call, made through ITS host, is a question of its own
+    result = theirs.call(dict(accepted.approved_arguments or {}))
     assert error_of(result)["code"] == "confirmation_required"
     assert mine.deployments.done == []
     assert mine.flow.request(rid).state == "accepted"  # untouched, still single use
@@ -948,14 +961,21 @@ def test_a_confirmed_comment_lands_once_although_its_answer_was_lost(
     review: tuple[Any, WriteContext, Registry],
 ) -> None:
     handle, context, registry = review
-    flow = ConfirmationFlow("review-1", clock=ManualClock())
-    stations = (confirmation_station(flow, comment_policy),)
+    host = Host(
+        registry,
+        access={CREATE: github_access("write"), STATUS: github_access("read")},
+        scope=TaskScope(repositories=frozenset({REPO}), grants=frozenset({"read", "write"})),
+        confirm={CREATE: comment_policy},
+        clock=ManualClock(),
+        session="review-1",
+    )
+    flow = host.flow
 
     def marked() -> list[Mapping[str, Any]]:
         comments = [{"id": c.id, "body": c.body} for c in handle.store.issue_comments(REPO, PR)]
         return find_marked(comments, KEY)
 
-    first = call_tool(registry, CREATE, COMMENT, stations=stations)
+    first = host.call(CREATE, COMMENT)
     assert error_of(first)["code"] == "confirmation_required"
     assert write_status(first) == "not_posted"
     assert handle.requests == [] and context.events == []  # GitHub not even read
@@ -966,7 +986,7 @@ def test_a_confirmed_comment_lands_once_although_its_answer_was_lost(
     }
     flow.answer(request.request_id, "accept", by="reviewer")
 
-    result = run_approved(flow, request.request_id, registry, stations=stations)
+    result = host.run_approved(request.request_id)
     ENVELOPE.validate(result)
     assert result["ok"] is True
     assert write_status(result) == "already_posted"  # the lost answer, settled by read-back
@@ -979,16 +999,14 @@ def test_a_confirmed_comment_lands_once_although_its_answer_was_lost(
     ]
     (comment,) = marked()
     assert comment["id"] == result["data"]["comment_id"]
-    check = call_tool(
-        registry, STATUS, {"repository": REPO, "pr": PR, "idempotency_key": KEY}, stations=stations
-    )
+    check = host.call(STATUS, {"repository": REPO, "pr": PR, "idempotency_key": KEY})
     assert check["ok"] is True and check["data"]["state"] == "posted"
     assert check["data"]["comment_id"] == comment["id"]
     assert flow.request(request.request_id).state == "executed"
 
     requests_before = len(handle.requests)
     comments_before = len(handle.store.issue_comments(REPO, PR))
-    again = run_approved(flow, request.request_id, registry, stations=stations)
+    again = host.run_approved(request.request_id)
     assert error_of(again)["code"] == "approval_invalid"
     assert write_status(again) == "not_posted"
     assert len(handle.requests) == requests_before  # refused before GitHub

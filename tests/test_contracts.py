@@ -16,6 +16,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from tutorial_lib.core import contracts
+from tutorial_lib.core.authorization import TaskScope, local_access
 from tutorial_lib.core.contracts import (
     CATALOGUE,
     DECISION_TABLE,
@@ -31,7 +32,8 @@ from tutorial_lib.core.contracts import (
     log_details,
     next_step,
 )
-from tutorial_lib.core.road import StepClock, call_tool
+from tutorial_lib.core.host import Host
+from tutorial_lib.core.road import StepClock
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.examples.tasks import (
     BARE_INVALID,
@@ -183,10 +185,10 @@ ERRNO_NAME_IN_MESSAGE = {"temporary_unavailable"}
 
 def _call_read(root: Path, args: Any, handler_kw: dict[str, Any]) -> tuple[Any, LogRecord]:
     spec = read_lines_tool(root, **handler_kw)
-    log: list[LogRecord] = []
-    result = call_tool(Registry([spec]), "read_lines", args, log=log, clock=StepClock())
-    assert len(log) == 1
-    return result, log[0]
+    host = Host(Registry([spec]), clock=StepClock())  # read-only: no guards needed
+    result = host.call("read_lines", args)
+    assert len(host.log) == 1
+    return result, host.log[0]
 
 
 def _assert_no_internals(envelope: dict[str, Any], record: LogRecord, base: Path) -> None:
@@ -524,7 +526,14 @@ def test_a_lost_reply_is_reported_as_unknown_not_as_failed() -> None:
     tasks.lose_next_reply = True
     log: list[LogRecord] = []
     registry = Registry([task_set_status_spec(tasks)])
-    result = call_tool(registry, "task_set_status", {"task_id": "T-2", "status": "done"}, log=log)
+    host = Host(  # a write: declared, granted, and approved in advance by the user
+        registry,
+        access={"task_set_status": local_access("write", "tasks")},
+        scope=TaskScope(grants=frozenset({"write"})),
+        confirm={"task_set_status": None},
+        log=log,
+    )
+    result = host.call("task_set_status", {"task_id": "T-2", "status": "done"})
     ENVELOPE.validate(result)
     error = result["error"]
     assert error["code"] == "outcome_unknown" and error["operation_state"] == "unknown"
@@ -556,8 +565,8 @@ def test_specs_and_the_bare_twin() -> None:
     assert READ_LINES_SPEC.error_style == "rich"  # the original is untouched
     assert twin.execute is READ_LINES_SPEC.execute and twin.check is READ_LINES_SPEC.check
     bare = Registry([with_bare_errors(read_lines_tool("/nonexistent-root"))])
-    assert call_tool(bare, "read_lines", {"path": "a", "start": 0, "count": 1}) == BARE_INVALID
-    assert call_tool(bare, "read_lines", {"path": "a", "start": 1, "count": 1}) == {
+    assert Host(bare).call("read_lines", {"path": "a", "start": 0, "count": 1}) == BARE_INVALID
+    assert Host(bare).call("read_lines", {"path": "a", "start": 1, "count": 1}) == {
         "error": "INTERNAL_ERROR"
     }
 

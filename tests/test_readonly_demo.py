@@ -1,10 +1,18 @@
-"""Chapter 02's B6 demonstration: a read-only session, and the write as its own tool."""
+"""Chapter 02's B6 demonstration: a read-only session, and the write as its own tool.
+
+The write tool on its own runs behind a guarded host (declared as a write, in scope,
+approved in advance): these tests are about what the tool does. The read-only session is
+chapter 02's station that decides from annotations alone, before chapter 06's access
+declarations exist: its hosts carry it as an extra station and no access map, so a host
+that also holds the write says ``unguarded=True``.
+"""
 
 from __future__ import annotations
 
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.authorization import TaskScope, github_access
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, Registry, ToolSpec
 from tutorial_lib.course.readonly_demo import (
     READ_ONLY_SESSION,
@@ -21,6 +29,25 @@ PR = {"repository": "example/shop", "pr": 128}
 KEY = b"test-key-0123456789abcdef0123456"
 
 
+def write_host(store) -> Host:
+    """The write tool behind the guards: declared a write on both repositories, the write
+    granted and approved in advance (what the tool itself answers is what is tested)."""
+    name = RESOLVE_THREAD_SPEC.name
+    return Host(
+        Registry([RESOLVE_THREAD_SPEC.bind(store)]),
+        access={name: github_access("write")},
+        scope=TaskScope(
+            repositories=frozenset({"example/shop", "other/shop"}), grants=frozenset({"write"})
+        ),
+        confirm={name: None},
+    )
+
+
+def read_only_session(registry: Registry) -> Host:
+    """Chapter 02's read-only session: its one station, no access declarations."""
+    return Host(registry, extra_stations=[READ_ONLY_SESSION], unguarded=True)
+
+
 def open_outdated(store) -> list[int]:
     threads = store.review_threads("example/shop", 128)
     return [t.comment_ids[0] for t in threads if t.is_outdated and not t.is_resolved]
@@ -32,16 +59,16 @@ def test_the_fixture_has_outdated_unresolved_threads():
 
 def test_the_write_tool_resolves_once_and_then_changes_nothing():
     store = build_store()
-    tools = Registry([RESOLVE_THREAD_SPEC.bind(store)])
+    tools = write_host(store)
     args = {**PR, "comment_id": 1700000009}
-    first = call_tool(tools, "github_pr_resolve_thread", args)
+    first = tools.call("github_pr_resolve_thread", args)
     assert first["ok"] and first["data"]["changed"] is True
     assert first["source"] == {
         "system": "github",
         "resource": "repos/example/shop/pulls/128/threads",
     }
     assert open_outdated(store) == [1700000052]
-    again = call_tool(tools, "github_pr_resolve_thread", args)
+    again = tools.call("github_pr_resolve_thread", args)
     assert again["ok"] and again["data"]["changed"] is False  # idempotent, as annotated
     Draft202012Validator(RESOLVE_THREAD_SPEC.output_schema).validate(again["data"])
     assert RESOLVE_THREAD_SPEC.annotations == RESOLVE_THREAD_ANNOTATIONS
@@ -53,28 +80,25 @@ def test_the_write_tool_resolves_once_and_then_changes_nothing():
 
 def test_the_write_tool_refuses_a_comment_of_another_pr_or_repository():
     store = build_store()
-    tools = Registry([RESOLVE_THREAD_SPEC.bind(store)])
+    tools = write_host(store)
     for args in (
         {"repository": "other/shop", "pr": 128, "comment_id": 1700000009},
         {**PR, "pr": 129, "comment_id": 1700000009},
         {**PR, "comment_id": 1},
     ):
-        result = call_tool(tools, "github_pr_resolve_thread", args)
+        result = tools.call("github_pr_resolve_thread", args)
         assert result["error"]["code"] == "not_found"
     assert open_outdated(store) == [1700000009, 1700000052]
 
 
 def test_a_read_only_session_stops_the_write_before_it_runs():
     store = build_store()
-    tools = Registry([RESOLVE_THREAD_SPEC.bind(store)])
-    result = call_tool(
-        tools,
-        "github_pr_resolve_thread",
-        {**PR, "comment_id": 1700000009},
-        stations=[READ_ONLY_SESSION],
-    )
+    session = read_only_session(Registry([RESOLVE_THREAD_SPEC.bind(store)]))
+    result = session.call("github_pr_resolve_thread", {**PR, "comment_id": 1700000009})
     assert result["error"]["code"] == "permission_denied"
     assert result["error"]["operation_state"] == "not_applied"
+    assert "declared as a write" in result["error"]["message"]  # the session's own refusal
+    assert session.log[-1].station == "authorization"
     assert open_outdated(store) == [1700000009, 1700000052]
 
 
@@ -105,7 +129,10 @@ def test_a_read_only_session_trusts_the_declaration_so_a_lying_read_gets_through
         execute=list_and_tidy,
     )
     args = {**PR, "resolve_outdated": True}
-    result = call_tool(Registry([tidy.bind(store)]), tidy.name, args, stations=[READ_ONLY_SESSION])
+    # the host's own rule goes by the declaration too: a tool that claims to be read-only
+    # needs no guards, so this session is built without saying unguarded
+    session = Host(Registry([tidy.bind(store)]), extra_stations=[READ_ONLY_SESSION])
+    result = session.call(tidy.name, args)
     assert result["ok"]
     assert open_outdated(store) == []
 
@@ -118,15 +145,12 @@ def test_the_real_read_tool_refuses_the_writing_argument_without_a_request():
     ):
         context = GitHubToolContext(client, CursorCodec(KEY))
         registry = Registry([*github_tool_specs(context), RESOLVE_THREAD_SPEC.bind(store)])
+        session = read_only_session(registry)
         for flag in ("resolve_outdated", "mark_resolved"):
-            result = call_tool(
-                registry, LIST_COMMENTS_SPEC.name, {**PR, flag: True}, stations=[READ_ONLY_SESSION]
-            )
+            result = session.call(LIST_COMMENTS_SPEC.name, {**PR, flag: True})
             assert result["error"]["code"] == "unknown_field"
             assert result["error"]["field"] == flag
         assert handle.requests == []
-        listed = call_tool(
-            registry, LIST_COMMENTS_SPEC.name, {**PR, "page_size": 50}, stations=[READ_ONLY_SESSION]
-        )
+        listed = session.call(LIST_COMMENTS_SPEC.name, {**PR, "page_size": 50})
         assert listed["ok"]  # the session may read
     assert open_outdated(store) == [1700000009, 1700000052]

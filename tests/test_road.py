@@ -1,13 +1,19 @@
 """The road (tutorial_lib.core.road): the order of its stations, what each one may see, how
 a call ends (envelope, operation_state, retry, log record and the station named in it), bugs
-reported as bugs, and any arguments to read_lines through call_tool giving a valid envelope."""
+reported as bugs, and any arguments to read_lines through a Host giving a valid envelope.
+
+These are tests of the road itself, so the hosts here carry no access map and therefore
+none of their own stations: a test's stations go in ``extra_stations``, and ``unguarded``
+says that these hosts hold tools that are not read-only on purpose (see :func:`road`)."""
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
 import math
-from collections.abc import Callable, Iterator, Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +27,21 @@ from tutorial_lib.core.contracts import (
     ENVELOPE_SCHEMA,
     ContractError,
     LogRecord,
+    TutorialLibError,
     success,
 )
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.road import (
     ROAD,
     UNNAMED_TOOL,
     MalformedEnvelope,
     PendingCall,
+    RoadBug,
     Station,
+    StationBug,
     StationSlot,
     StepClock,
     bare_error,
-    call_tool,
 )
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.examples.tasks import TaskStore, task_set_status_spec, with_bare_errors
@@ -121,13 +130,26 @@ class Recorder:
         return Station(name, slot, lambda call: self.step(f"{slot}:{name}"))
 
 
+def road(
+    registry: Registry,
+    *,
+    stations: Sequence[Station] = (),
+    log: list[LogRecord] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Host:
+    """A host of the bare road: no access map (so no authorization or confirmation of its
+    own), the test's ``stations`` as its extra stations, and ``unguarded`` because the fake
+    tools and task_set_status are not read-only."""
+    return Host(registry, extra_stations=stations, log=log, clock=clock, unguarded=True)
+
+
 def call(
     tool: ToolSpec, args: Any, stations: tuple[Station, ...] = ()
 ) -> tuple[Any, list[LogRecord]]:
-    log: list[LogRecord] = []
-    result = call_tool(Registry([tool]), tool.name, args, log=log, stations=stations)
-    assert len(log) == 1
-    return result, log
+    host = road(Registry([tool]), stations=stations)
+    result = host.call(tool.name, args)
+    assert len(host.log) == 1
+    return result, host.log
 
 
 # --------------------------------------------------------------------------- the order
@@ -137,8 +159,10 @@ def test_the_road_is_the_documented_sequence_of_stations() -> None:
     assert ROAD == (
         "find_tool",
         "schema_check",
-        "business_check",
         "authorization",
+        "resolution",
+        "business_check",
+        "recheck",
         "confirmation",
         "execution",
         "envelope_check",
@@ -149,16 +173,19 @@ def test_stations_run_in_road_order_and_in_the_order_given_within_a_slot() -> No
     recorder = Recorder()
     stations = (  # given out of order on purpose: the slot decides, not the position
         recorder.station("confirm", "confirmation"),
+        recorder.station("resolved", "resolution"),
         recorder.station("scope", "authorization"),
         recorder.station("second_confirm", "confirmation"),
         recorder.station("budget", "authorization"),
     )
     result, log = call(recorder.tool(), {"n": 1}, stations)
     assert result == success("fake_tool", {"n": 1})
-    assert recorder.seen == [
-        "business_check",
+    assert recorder.seen == [  # authorization first: before the business check touches anything
         "authorization:scope",
         "authorization:budget",
+        "resolution:resolved",  # on the name the call touches, before the business check
+        "business_check",
+        "resolution:resolved",  # again at the recheck, on what the business check opened
         "confirmation:confirm",
         "confirmation:second_confirm",
         "execution",
@@ -166,8 +193,13 @@ def test_stations_run_in_road_order_and_in_the_order_given_within_a_slot() -> No
     assert (log[0].outcome, log[0].station) == ("ok", "execution")
 
 
+def test_a_station_of_an_unknown_slot_is_refused_when_declared() -> None:
+    with pytest.raises(ValueError, match="unknown station slot"):
+        Station("late", "after_execution", lambda call: None)  # type: ignore[arg-type]
+
+
 def test_find_tool_comes_before_the_schema_check(registry: Registry) -> None:
-    result = call_tool(registry, "read_line", "not-an-object")
+    result = road(registry).call("read_line", "not-an-object")
     assert result["error"]["code"] == "unknown_tool"  # not invalid_type: no schema to check
 
 
@@ -180,7 +212,7 @@ def test_the_envelope_check_comes_after_execution() -> None:
 
     log: list[LogRecord] = []
     with pytest.raises(MalformedEnvelope):
-        call_tool(Registry([fake_tool(execute)]), "fake_tool", {}, log=log)
+        road(Registry([fake_tool(execute)]), log=log).call("fake_tool", {})
     assert ran == ["execution"]
     assert (log[0].outcome, log[0].station) == ("bug", "envelope_check")
 
@@ -206,7 +238,11 @@ def test_no_later_station_sees_arguments_that_fail_the_schema(
     args: Any, code: str, field: str | None
 ) -> None:
     recorder = Recorder()
-    stations = (recorder.station("a", "authorization"), recorder.station("c", "confirmation"))
+    stations = (
+        recorder.station("a", "authorization"),
+        recorder.station("r", "resolution"),
+        recorder.station("c", "confirmation"),
+    )
     result, log = call(recorder.tool(), args, stations)
     ENVELOPE.validate(result)
     assert (result["error"]["code"], result["error"].get("field")) == (code, field)
@@ -218,7 +254,15 @@ def test_no_later_station_sees_arguments_that_fail_the_schema(
 def test_stations_and_steps_receive_read_only_validated_arguments() -> None:
     received: list[Mapping[str, Any]] = []
 
-    def grab(call: PendingCall) -> None:
+    def grab(call: PendingCall) -> None:  # authorization: before the business check
+        received.append(call.arguments)
+        assert call.tool.name == "fake_tool" and call.checked is None
+
+    def grab_resolved(call: PendingCall) -> None:  # resolution: before it, then at the recheck
+        received.append(call.arguments)
+        assert call.tool.name == "fake_tool" and call.checked in (None, "checked")
+
+    def grab_checked(call: PendingCall) -> None:  # confirmation: after it
         received.append(call.arguments)
         assert call.tool.name == "fake_tool" and call.checked == "checked"
 
@@ -231,17 +275,42 @@ def test_stations_and_steps_receive_read_only_validated_arguments() -> None:
         return {}
 
     tool = fake_tool(execute, check, schema=N_SCHEMA)
-    call(tool, {"n": 3}, (Station("grab", "authorization", grab),))
-    assert [dict(a) for a in received] == [{"n": 3}] * 3
+    stations = (
+        Station("grab", "authorization", grab),
+        Station("grab_resolved", "resolution", grab_resolved),
+        Station("grab_confirmed", "confirmation", grab_checked),
+    )
+    call(tool, {"n": 3}, stations)
+    assert [dict(a) for a in received] == [{"n": 3}] * 6
     for arguments in received:
         with pytest.raises(TypeError):
             arguments["n"] = 4  # type: ignore[index]
 
 
+def test_the_road_runs_its_own_deep_copy_of_the_arguments() -> None:
+    """A nested value the caller changes after the call started cannot change what runs."""
+    caller_args: dict[str, Any] = {"labels": ["a", "b"], "meta": {"k": ["v"]}}
+    executed: list[Any] = []
+
+    def meddle(call: PendingCall) -> None:  # the caller's objects change mid-call
+        caller_args["labels"].append("injected")
+        caller_args["meta"]["k"].append("injected")
+
+    def execute(context: Any, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
+        executed.append(copy.deepcopy(dict(args)))
+        assert args["labels"] is not caller_args["labels"]
+        return {}
+
+    result, _ = call(fake_tool(execute), caller_args, (Station("meddle", "confirmation", meddle),))
+    assert result["ok"] is True
+    assert executed == [{"labels": ["a", "b"], "meta": {"k": ["v"]}}]
+    assert caller_args["labels"] == ["a", "b", "injected"]  # the caller's own list did change
+
+
 # --------------------------------------------------------------------------- a station refuses
 
 
-@pytest.mark.parametrize("slot", ["authorization", "confirmation"])
+@pytest.mark.parametrize("slot", ["authorization", "resolution", "confirmation"])
 def test_a_station_that_refuses_stops_the_call_before_execution(slot: StationSlot) -> None:
     recorder = Recorder(refuse_at=f"{slot}:gate")
     stations = (recorder.station("gate", slot), recorder.station("after", "confirmation"))
@@ -252,6 +321,8 @@ def test_a_station_that_refuses_stops_the_call_before_execution(slot: StationSlo
     assert error["operation_state"] == "not_applied"
     assert error["retry"] == "after_authorization"  # the code's default advice
     assert "execution" not in recorder.seen and recorder.seen[-1] == f"{slot}:gate"
+    # authorization and resolution refuse before the business check: the tool touched nothing
+    assert ("business_check" in recorder.seen) == (slot == "confirmation")
     assert (log[0].outcome, log[0].operation_state, log[0].station) == (
         "permission_denied",
         "not_applied",
@@ -297,19 +368,16 @@ def test_no_stations_by_default_and_a_station_can_stop_a_call(root: Path) -> Non
             )
 
     registry = Registry([read_lines_tool(root)])
-    assert call_tool(registry, "read_lines", {"path": "src/app.py", "start": 1, "count": 1})["ok"]
+    assert Host(registry).stations == ()  # a read-only registry needs no guards: no stations
+    assert Host(registry).call("read_lines", {"path": "src/app.py", "start": 1, "count": 1})["ok"]
     stations = [
         Station("record", "authorization", record),
         Station("deny_src", "authorization", deny_src),
     ]
-    assert call_tool(registry, "read_lines", ARGS, stations=stations)["ok"]
+    assert road(registry, stations=stations).call("read_lines", ARGS)["ok"]
     log: list[LogRecord] = []
-    denied = call_tool(
-        registry,
-        "read_lines",
-        {"path": "src/app.py", "start": 1, "count": 1},
-        stations=stations,
-        log=log,
+    denied = road(registry, stations=stations, log=log).call(
+        "read_lines", {"path": "src/app.py", "start": 1, "count": 1}
     )
     ENVELOPE.validate(denied)
     assert denied["error"]["code"] == "permission_denied"
@@ -322,7 +390,7 @@ def test_no_stations_by_default_and_a_station_can_stop_a_call(root: Path) -> Non
 # --------------------------------------------------------------------------- bugs
 
 
-@pytest.mark.parametrize("slot", ["authorization", "confirmation"])
+@pytest.mark.parametrize("slot", ["authorization", "resolution", "confirmation"])
 def test_a_station_that_raises_anything_else_is_a_bug(slot: StationSlot) -> None:
     recorder = Recorder()
 
@@ -331,12 +399,16 @@ def test_a_station_that_raises_anything_else_is_a_bug(slot: StationSlot) -> None
 
     stations = (Station("broken", slot, broken), recorder.station("after", "confirmation"))
     log: list[LogRecord] = []
-    with pytest.raises(MalformedEnvelope, match="station 'broken' raised KeyError") as caught:
-        call_tool(Registry([recorder.tool()]), "fake_tool", {"n": 1}, log=log, stations=stations)
+    with pytest.raises(StationBug, match="station 'broken' raised KeyError") as caught:
+        road(Registry([recorder.tool()]), log=log, stations=stations).call("fake_tool", {"n": 1})
     assert isinstance(caught.value.__cause__, KeyError)
-    assert recorder.seen == ["business_check"]  # nothing after the broken station ran
+    assert caught.value.station == slot
+    assert isinstance(caught.value, RoadBug) and isinstance(caught.value, TutorialLibError)
+    assert not isinstance(caught.value, MalformedEnvelope)  # the envelope was never built
+    # nothing after the broken station ran (authorization and resolution run before the check)
+    assert recorder.seen == ([] if slot in ("authorization", "resolution") else ["business_check"])
     assert (log[0].outcome, log[0].operation_state, log[0].station) == ("bug", None, slot)
-    assert log[0].exception_class == "MalformedEnvelope"
+    assert log[0].exception_class == "StationBug"
 
 
 def test_a_business_check_that_raises_anything_else_is_a_bug_logged_at_its_station() -> None:
@@ -346,7 +418,7 @@ def test_a_business_check_that_raises_anything_else_is_a_bug_logged_at_its_stati
     log: list[LogRecord] = []
     tool = fake_tool(lambda context, args, checked: {}, check)
     with pytest.raises(KeyError):
-        call_tool(Registry([tool]), "fake_tool", {}, log=log)
+        road(Registry([tool]), log=log).call("fake_tool", {})
     assert (log[0].outcome, log[0].station, log[0].exception_class) == (
         "bug",
         "business_check",
@@ -368,14 +440,14 @@ def test_a_value_translator_that_raises_is_a_bug_logged_at_the_schema_check() ->
     )
     log: list[LogRecord] = []
     with pytest.raises(LookupError):
-        call_tool(Registry([tool]), "fake_tool", {"n": -1}, log=log)
+        road(Registry([tool]), log=log).call("fake_tool", {"n": -1})
     assert (log[0].outcome, log[0].station) == ("bug", "schema_check")
 
 
 def test_an_execute_that_raises_is_logged_and_not_hidden() -> None:
     log: list[LogRecord] = []
     with pytest.raises(ZeroDivisionError):
-        call_tool(Registry([returning(ZeroDivisionError())]), "fake_tool", {}, log=log)
+        road(Registry([returning(ZeroDivisionError())]), log=log).call("fake_tool", {})
     assert (log[0].outcome, log[0].exception_class) == ("bug", "ZeroDivisionError")
     assert log[0].station == "execution"
 
@@ -395,7 +467,7 @@ def test_an_execute_that_raises_is_logged_and_not_hidden() -> None:
 def test_data_that_makes_a_malformed_envelope_is_a_bug_and_raises(bad_data: Any) -> None:
     log: list[LogRecord] = []
     with pytest.raises(MalformedEnvelope):
-        call_tool(Registry([returning(bad_data)]), "fake_tool", {}, log=log)
+        road(Registry([returning(bad_data)]), log=log).call("fake_tool", {})
     assert [r.outcome for r in log] == ["bug"]
     assert log[0].exception_class == "MalformedEnvelope" and log[0].station == "envelope_check"
 
@@ -412,15 +484,15 @@ def test_data_that_makes_a_malformed_envelope_is_a_bug_and_raises(bad_data: Any)
 def test_a_failure_that_makes_a_malformed_envelope_is_a_bug_too(bad_error: ContractError) -> None:
     log: list[LogRecord] = []
     with pytest.raises(MalformedEnvelope):
-        call_tool(Registry([returning(bad_error)]), "fake_tool", {}, log=log)
+        road(Registry([returning(bad_error)]), log=log).call("fake_tool", {})
     assert (log[0].outcome, log[0].station) == ("bug", "envelope_check")
 
 
 def test_a_spec_without_execute_cannot_be_called(root: Path) -> None:
     spec = ToolSpec("no_steps", "No steps", "Declared, never runnable.", {"type": "object"})
     log: list[LogRecord] = []
-    with pytest.raises(MalformedEnvelope, match="no execute step"):
-        call_tool(Registry([spec]), "no_steps", {}, log=log)
+    with pytest.raises(StationBug, match="no execute step"):
+        road(Registry([spec]), log=log).call("no_steps", {})
     assert (log[0].outcome, log[0].station) == ("bug", "find_tool")
 
 
@@ -430,19 +502,19 @@ def test_a_spec_without_execute_cannot_be_called(root: Path) -> None:
 def test_bare_failures_are_not_envelopes_and_are_logged_as_nonconforming(root: Path) -> None:
     registry = Registry([with_bare_errors(read_lines_tool(root))])
     log: list[LogRecord] = []
-    result = call_tool(registry, "read_lines", {**ARGS, "start": 0}, log=log)
+    result = road(registry, log=log).call("read_lines", {**ARGS, "start": 0})
     assert result == {"error": "INVALID_ARGUMENT"} == bare_error("invalid_range")
     assert (log[0].outcome, log[0].operation_state, log[0].station) == (
         "nonconforming",
         None,
         "schema_check",
     )
-    missing = call_tool(registry, "read_lines", {**ARGS, "path": "nope.txt"})
+    missing = road(registry).call("read_lines", {**ARGS, "path": "nope.txt"})
     assert missing == {"error": "INVALID_ARGUMENT"}  # not_found: also "fix the input"
     # successes are unchanged, and still checked
-    assert call_tool(registry, "read_lines", ARGS)["ok"] is True
+    assert road(registry).call("read_lines", ARGS)["ok"] is True
     with pytest.raises(MalformedEnvelope):
-        call_tool(Registry([with_bare_errors(returning({"x": math.nan}))]), "fake_tool", {})
+        road(Registry([with_bare_errors(returning({"x": math.nan}))])).call("fake_tool", {})
 
 
 @pytest.mark.parametrize("code", sorted(CATALOGUE))
@@ -473,9 +545,10 @@ def test_the_log_record_names_the_station_where_the_call_ended(
         ("task_set_status", {"task_id": "T-1", "status": "blocked"}),
         ("read_lines", ARGS),
     ]
-    log: list[LogRecord] = []
+    host = road(registry, stations=stations)
     for name, args in calls:
-        call_tool(registry, name, args, log=log, stations=stations)
+        host.call(name, args)
+    log = host.log
     assert [(r.outcome, r.station) for r in log] == [
         ("unknown_tool", "find_tool"),
         ("invalid_type", "schema_check"),
@@ -483,27 +556,24 @@ def test_the_log_record_names_the_station_where_the_call_ended(
         ("permission_denied", "authorization"),
         ("ok", "execution"),
     ]
-    refused_late = [Station("confirm", "confirmation", refuse)]
+    blocked = {"task_id": "T-1", "status": "blocked"}
     log.clear()
-    call_tool(
-        registry,
-        "task_set_status",
-        {"task_id": "T-1", "status": "blocked"},
-        log=log,
-        stations=refused_late,
+    road(registry, log=log, stations=[Station("resolved", "resolution", refuse)]).call(
+        "task_set_status", blocked
+    )
+    road(registry, log=log, stations=[Station("confirm", "confirmation", refuse)]).call(
+        "task_set_status", blocked
     )
     store = TaskStore({"T-1": "todo"}, lose_next_reply=True)
-    call_tool(
-        Registry([task_set_status_spec(store)]),
-        "task_set_status",
-        {"task_id": "T-1", "status": "done"},
-        log=log,
+    road(Registry([task_set_status_spec(store)]), log=log).call(
+        "task_set_status", {"task_id": "T-1", "status": "done"}
     )
     assert [(r.outcome, r.operation_state, r.station) for r in log] == [
+        ("permission_denied", "not_applied", "resolution"),
         ("permission_denied", "not_applied", "confirmation"),
         ("outcome_unknown", "unknown", "execution"),
     ]
-    assert log[1].exception_class == "TimeoutError"
+    assert log[2].exception_class == "TimeoutError"
 
 
 def test_only_the_failure_that_became_the_result_speaks_in_the_log(tmp_path: Path) -> None:
@@ -538,18 +608,11 @@ def test_only_the_failure_that_became_the_result_speaks_in_the_log(tmp_path: Pat
 
 def test_log_records_are_deterministic_with_a_step_clock(registry: Registry) -> None:
     def run() -> list[dict[str, Any]]:
-        log: list[LogRecord] = []
-        clock = StepClock(step_ms=2.5)
-        call_tool(registry, "read_lines", ARGS, log=log, clock=clock)
-        call_tool(registry, "read_lines", {**ARGS, "start": 0}, log=log, clock=clock)
-        call_tool(
-            registry,
-            "task_set_status",
-            {"task_id": "T-1", "status": "done"},
-            log=log,
-            clock=clock,
-        )
-        return [r.to_dict() for r in log]
+        host = road(registry, clock=StepClock(step_ms=2.5))
+        host.call("read_lines", ARGS)
+        host.call("read_lines", {**ARGS, "start": 0})
+        host.call("task_set_status", {"task_id": "T-1", "status": "done"})
+        return [r.to_dict() for r in host.log]
 
     first = run()
     assert first == run()
@@ -568,17 +631,21 @@ def test_log_records_are_deterministic_with_a_step_clock(registry: Registry) -> 
 def test_log_records_hold_no_argument_values(root: Path) -> None:
     secret = "sk-live-0123456789"
     log: list[LogRecord] = []
-    call_tool(Registry([read_lines_tool(root)]), "read_lines", {**ARGS, "token": secret}, log=log)
+    road(Registry([read_lines_tool(root)]), log=log).call("read_lines", {**ARGS, "token": secret})
     assert secret not in repr(log[0]) and secret not in json.dumps(log[0].to_dict())
     assert log[0].outcome == "unknown_field"
 
 
-def test_without_a_log_nothing_is_recorded_and_the_result_is_the_same(
+def test_a_shared_log_receives_the_records_and_the_result_is_the_same(
     registry: Registry,
 ) -> None:
     log: list[LogRecord] = []
-    with_log = call_tool(registry, "read_lines", ARGS, log=log)
-    assert call_tool(registry, "read_lines", ARGS) == with_log
+    shared = road(registry, log=log)
+    with_log = shared.call("read_lines", ARGS)
+    assert shared.log is log and len(log) == 1  # the given list, not a copy
+    own = road(registry)
+    assert own.call("read_lines", ARGS) == with_log
+    assert len(own.log) == 1 and len(log) == 1  # a host's own log; the shared one untouched
     assert with_log == success(
         "read_lines",
         {
@@ -622,7 +689,15 @@ class Opened(contextlib.AbstractContextManager["Opened"]):
 
 @pytest.mark.parametrize(
     "ending",
-    ["success", "authorization", "confirmation", "execution_failure", "execution_bug"],
+    [
+        "success",
+        "authorization",
+        "resolution",
+        "recheck",
+        "confirmation",
+        "execution_failure",
+        "execution_bug",
+    ],
 )
 def test_what_the_business_check_returns_reaches_execute_and_is_always_closed(
     ending: str,
@@ -642,26 +717,35 @@ def test_what_the_business_check_returns_reaches_execute_and_is_always_closed(
             raise RuntimeError("bug")
         return {"used": checked.resource is resource}
 
-    def refuse(call: PendingCall) -> None:
-        assert isinstance(call.checked, Opened)  # stations see it too
-        if call.checked is not None and ending in ("authorization", "confirmation"):
-            raise ContractError("permission_denied", "no")
+    def station(slot: str) -> Station:
+        def look(call: PendingCall) -> None:
+            before_check = call.checked is None
+            if slot == "authorization" or (slot == "resolution" and before_check):
+                assert before_check and resource.events == []  # before the check
+            else:
+                assert isinstance(call.checked, Opened)  # later stations see it too
+            point = "recheck" if slot == "resolution" and not before_check else slot
+            if ending == point:
+                raise ContractError("permission_denied", "no")
 
-    stations = (
-        Station("a", "authorization", refuse if ending == "authorization" else lambda c: None),
-        Station("c", "confirmation", refuse if ending == "confirmation" else lambda c: None),
-    )
+        return Station(slot[0], slot, look)  # type: ignore[arg-type]
+
+    stations = tuple(station(slot) for slot in ("authorization", "resolution", "confirmation"))
     tool = fake_tool(execute, check)
     log: list[LogRecord] = []
     try:
-        result = call_tool(Registry([tool]), "fake_tool", {}, log=log, stations=stations)
-    except RuntimeError:
+        result = road(Registry([tool]), log=log, stations=stations).call("fake_tool", {})
+    except RuntimeError as exc:
+        assert not isinstance(exc, RoadBug)  # the tool's own bug, not a station's
         result = None
-    assert resource.events == ["open", "closed"]  # exactly once, on every path
+    if ending in ("authorization", "resolution"):
+        assert resource.events == []  # refused before the business check: nothing opened
+    else:
+        assert resource.events == ["open", "closed"]  # exactly once, on every path
     if ending == "success":
         assert result == success("fake_tool", {"used": True})
         assert len(received) == 1 and isinstance(received[0], Opened)
-    elif ending in ("authorization", "confirmation"):
+    elif ending in ("authorization", "resolution", "recheck", "confirmation"):
         assert received == [] and log[0].station == ending
     else:
         assert len(received) == 1 and log[0].station == "execution"
@@ -698,7 +782,7 @@ def test_the_bound_context_reaches_both_steps() -> None:
 
 
 def test_unknown_tool_lists_known_names_and_suggests_a_close_one(registry: Registry) -> None:
-    result = call_tool(registry, "read_line", ARGS)
+    result = road(registry).call("read_line", ARGS)
     ENVELOPE.validate(result)
     error = result["error"]
     assert result["tool"] == "read_line"
@@ -712,7 +796,7 @@ def test_unknown_tool_lists_known_names_and_suggests_a_close_one(registry: Regis
 @pytest.mark.parametrize("name", ["getData", "delete everything!", "", None, 42, ["read_lines"]])
 def test_unknown_tool_without_a_close_match_or_a_valid_name(registry: Registry, name: Any) -> None:
     log: list[LogRecord] = []
-    result = call_tool(registry, name, ARGS, log=log)
+    result = road(registry, log=log).call(name, ARGS)
     ENVELOPE.validate(result)
     assert result["error"]["code"] == "unknown_tool" and "suggestion" not in result["error"]
     assert result["tool"] == (name if name == "getData" else UNNAMED_TOOL)
@@ -720,7 +804,7 @@ def test_unknown_tool_without_a_close_match_or_a_valid_name(registry: Registry, 
 
 
 def test_a_name_with_a_trailing_newline_is_not_a_tool_name(registry: Registry) -> None:
-    result = call_tool(registry, "read_lines\n", ARGS)
+    result = road(registry).call("read_lines\n", ARGS)
     ENVELOPE.validate(result)
     assert (result["tool"], result["error"]["code"]) == (UNNAMED_TOOL, "unknown_tool")
     assert result["error"]["suggestion"] == "did you mean 'read_lines'?"
@@ -769,9 +853,10 @@ NEAR_VALID = st.fixed_dictionaries(
 def test_any_call_gives_a_valid_envelope_and_one_log_record(
     root: Path, name: Any, args: Any
 ) -> None:
-    log: list[LogRecord] = []
-    result = call_tool(Registry([read_lines_tool(root)]), name, args, log=log, clock=StepClock())
-    ENVELOPE.validate(result)  # call_tool checked it too: it would have raised
+    host = Host(Registry([read_lines_tool(root)]), clock=StepClock())  # read-only: no guards
+    result = host.call(name, args)
+    log = host.log
+    ENVELOPE.validate(result)  # the road checked it too: it would have raised
     json.dumps(result, allow_nan=False)
     assert len(log) == 1 and log[0].elapsed_ms == 1.0
     assert log[0].station in ROAD
@@ -788,18 +873,18 @@ def test_any_call_gives_a_valid_envelope_and_one_log_record(
 def test_a_success_says_where_its_data_came_from_and_a_failure_says_nothing(
     registry: Registry,
 ) -> None:
-    read = call_tool(registry, "read_lines", {"path": "notes.txt", "start": 1, "count": 1})
+    read = road(registry).call("read_lines", {"path": "notes.txt", "start": 1, "count": 1})
     assert read["source"] == {"system": "workspace", "resource": "notes.txt"}  # type: ignore[typeddict-item]
     assert list(read) == ["schema_version", "ok", "tool", "source", "data"]
-    task = call_tool(registry, "task_set_status", {"task_id": "T-1", "status": "done"})
+    task = road(registry).call("task_set_status", {"task_id": "T-1", "status": "done"})
     assert task["source"] == {"system": "task_tracker", "resource": "tasks/T-1"}  # type: ignore[typeddict-item]
-    failed = call_tool(registry, "read_lines", {"path": "missing.txt", "start": 1, "count": 1})
+    failed = road(registry).call("read_lines", {"path": "missing.txt", "start": 1, "count": 1})
     assert failed["ok"] is False and "source" not in failed
 
 
 def test_a_tool_without_a_source_has_none_in_its_envelope() -> None:
     tool = fake_tool(lambda context, args, checked: {"n": 1})
-    assert call_tool(Registry([tool]), "fake_tool", {}) == success("fake_tool", {"n": 1})
+    assert road(Registry([tool])).call("fake_tool", {}) == success("fake_tool", {"n": 1})
 
 
 def test_the_envelope_schema_refuses_a_source_on_a_failure_or_an_empty_one() -> None:
@@ -830,5 +915,5 @@ def test_a_source_step_that_raises_is_a_bug_not_a_result() -> None:
     )
     log: list[LogRecord] = []
     with pytest.raises(KeyError):
-        call_tool(Registry([tool]), "fake_tool", {}, log=log)
+        road(Registry([tool]), log=log).call("fake_tool", {})
     assert (log[0].outcome, log[0].station) == ("bug", "execution")

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.design.lint import lint
 from tutorial_lib.examples.units import (
@@ -31,7 +31,7 @@ DATA = Draft202012Validator(JOB_GET_RESULT_DATA_SCHEMA)
 
 def call(args: Any, finishes_at_ms: int = 12_000) -> tuple[dict[str, Any], JobRunner]:
     runner = JobRunner({"J-1": finishes_at_ms})
-    result = call_tool(Registry([job_get_result_spec(runner)]), "job_get_result", args)
+    result = Host(Registry([job_get_result_spec(runner)])).call("job_get_result", args)
     assert ENVELOPE.is_valid(result), result
     return dict(result), runner
 

@@ -202,10 +202,11 @@ def normalize_workspace_path(path: str) -> str | None:
     """``path`` relative to the workspace root, normalized (``"."`` for the root), or None
     when it is absolute (or starts with a drive) or climbs out with ``..``: no scope
     holds such a path."""
-    unified = path.replace("\\", "/")
-    if unified.startswith("/") or (len(unified) > 1 and unified[1] == ":"):
+    # "/" is the only separator: on POSIX a backslash is a character of a name, and the
+    # sandbox opens "docs\\x" as one name in the root, not as "x" inside docs/
+    if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
         return None
-    normal = posixpath.normpath(unified)
+    normal = posixpath.normpath(path)
     if normal == ".." or normal.startswith("../"):
         return None
     return normal
@@ -320,16 +321,21 @@ def authorize(scope: TaskScope, access: AccessMap, call: PendingCall) -> None:
 
 
 def authorize_resolved(scope: TaskScope, access: AccessMap, call: PendingCall) -> None:
-    """After the business check: refuse a workspace call whose opened file really has a
-    name outside the scope or a secret name (``call.checked.resolved_name``, the name after
-    symlinks). Nothing to check when the check resolved no name."""
+    """Refuse a workspace call whose path really leads outside the scope or to a secret
+    name: ``call.resolved`` (the name found by the tool's ``resolve`` step, before the
+    business check opens anything) and ``call.checked.resolved_name`` (the name of what it
+    really opened, after symlinks). Nothing to check when neither is known."""
     declared = access.get(call.tool.name)
-    resolved = getattr(call.checked, "resolved_name", None)
-    if declared is None or not isinstance(resolved, str):
+    if declared is None:
         return
     resource = declared.locate(call.arguments)
-    if resource.system == "workspace" and resolved != normalize_workspace_path(resource.name):
-        _check_path(scope, Resource("workspace", resolved, resource.field), via=resource.name)
+    if resource.system != "workspace":
+        return
+    requested = normalize_workspace_path(resource.name)
+    opened = getattr(call.checked, "resolved_name", None)
+    for name in (call.resolved, opened):
+        if isinstance(name, str) and name != requested:
+            _check_path(scope, Resource("workspace", name, resource.field), via=resource.name)
 
 
 def _refusal(message: str, resource: Resource, rule: str) -> ContractError:

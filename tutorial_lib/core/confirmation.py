@@ -65,6 +65,7 @@ __all__ = [
     "confirmation_station",
     "elicitation_request",
     "plain_question",
+    "thawed",
 ]
 
 Decision = Literal["accept", "decline", "cancel"]
@@ -96,6 +97,22 @@ def approval_digest(tool: str, arguments: Mapping[str, Any]) -> str:
         default=str,
     )
     return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _frozen(value: Any) -> Any:
+    """``value`` read-only all the way down: mappings become read-only views, lists
+    tuples. What a question shows and what its approval runs cannot drift apart."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({str(k): _frozen(v) for k, v in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def thawed(value: Any) -> Any:
+    """A fresh, mutable copy of frozen arguments (dicts and lists again): what the host
+    sends along the road when it runs an approved call."""
+    return _plain(value)
 
 
 def _plain(value: Any) -> Any:
@@ -281,7 +298,7 @@ class ConfirmationFlow:
     ) -> ConfirmationRequest:
         """A new request in state ``prepared`` (nothing shown to the user yet)."""
         request_id = f"{self.session}-{len(self._requests) + 1}"
-        frozen = MappingProxyType(_plain(arguments))
+        frozen = _frozen(arguments)
         request = ConfirmationRequest(
             request_id, tool, frozen, question, self.session, created_at=self.clock()
         )
@@ -323,7 +340,7 @@ class ConfirmationFlow:
             raise ConfirmationError(
                 f"choose one of {list(question.candidates)} before accepting (got {choice!r})"
             )
-        approved = dict(request.arguments)
+        approved = thawed(request.arguments)
         if question.choose is not None and choice is not None:
             approved[question.choose] = choice
         now = self.clock()
@@ -334,7 +351,7 @@ class ConfirmationFlow:
             choice=choice,
             answered_by=by,
             expires_at=now + self.ttl_s,
-            approved_arguments=MappingProxyType(approved),
+            approved_arguments=_frozen(approved),
             digest=approval_digest(request.tool, approved),
         )
         return self._store(answered, "accepted", at=now)
@@ -434,7 +451,7 @@ class ConfirmationFlow:
         request = ConfirmationRequest(
             f"{self.session}-formal-{number}",
             tool,
-            MappingProxyType(_plain(arguments)),
+            _frozen(arguments),
             question,
             self.session,
         )

@@ -18,8 +18,9 @@ task from:
   to :meth:`~Host.run_approved`;
 - **composite tools** (``ToolSpec.composes``): their inner calls are calls of this host,
   authorized and logged like the model's;
-- the **log** (one :class:`~tutorial_lib.core.contracts.LogRecord` per call) and the
-  **clock**.
+- the **log** (one :class:`~tutorial_lib.core.contracts.LogRecord` per trip along the
+  road: a call answered on the spot makes two, the question and the approved run; a
+  composite's inner calls make their own) and the **clock**.
 
 :meth:`Host.call` sends a call along :func:`~tutorial_lib.core.road.travel` with the
 host's stations, in the road's order (find the tool, schema, authorization on what the
@@ -48,6 +49,7 @@ from tutorial_lib.core.confirmation import (
     Question,
     confirmation_station,
     plain_question,
+    thawed,
 )
 from tutorial_lib.core.contracts import ContractError, Envelope, LogRecord, failure
 from tutorial_lib.core.road import (
@@ -184,7 +186,7 @@ class Host:
         """Run the call the user accepted in ``request_id``, through the whole road (the
         approval is used once: a second run is ``approval_invalid``)."""
         request = self.flow.request(request_id)
-        arguments = dict(request.approved_arguments or request.arguments)
+        arguments = thawed(request.approved_arguments or request.arguments)
         return _result(self._travel(request.tool, arguments))
 
     # -- inside
@@ -229,16 +231,28 @@ class Host:
         name = call.tool.name
         if name in self._confirm:
             policy = self._confirm[name]
-            return None if policy is None else policy(call)
+            if policy is not None:
+                return policy(call)
+            # approved in advance for this task, but never past a formal approval the
+            # tool's own preview requires (a production deploy): no setting skips that
+            own = self._preview(call)
+            return own if own is not None and own.formal is not None else None
         if self.action_class(name) not in CONFIRMED_CLASSES:
             return None
-        preview = call.tool.preview
-        if preview is not None:
-            question = preview(call.tool.context, call.arguments)
-            if not isinstance(question, Question):
-                raise TypeError(f"{name}'s preview returned {type(question).__name__}")
-            return question
+        own = self._preview(call)
+        if own is not None:
+            return own
         return plain_question(name, call.arguments, self.action_class(name) or "write")
+
+    @staticmethod
+    def _preview(call: PendingCall) -> Question | None:
+        preview = call.tool.preview
+        if preview is None:
+            return None
+        question = preview(call.tool.context, call.arguments)
+        if not isinstance(question, Question):
+            raise TypeError(f"{call.tool.name}'s preview returned {type(question).__name__}")
+        return question
 
     def _unanswered(self, name: Any, args: Any, request_id: str, state: str) -> Envelope:
         """The result of a call whose question was declined, cancelled or left open."""

@@ -5,12 +5,16 @@
                          that adapts them, the adapted ones match its adapted_schema)
     3. authorization     stations of that slot, on what the arguments NAME (tool, resource,
                          action class, lexical path, secret names): before any I/O
-    4. business_check    the tool's check: what no schema can see (it may open the file)
-    5. resolution        stations of that slot, on what the business check RESOLVED (the
-                         name a file really has after symlinks)
-    6. confirmation      stations of that slot (chapter 07)
-    7. execution         the tool's execute: data (and where it came from), or a ContractError
-    8. envelope_check    the result validates against ENVELOPE_SCHEMA (else: a bug)
+    4. resolution        stations of that slot, on the name the call really touches, found
+                         by the tool's ``resolve`` step without opening anything (a path
+                         after its symlinks): an in-scope link to an out-of-scope file is
+                         refused before anything about that file is looked at
+    5. business_check    the tool's check: what no schema can see (it may open the file)
+    6. recheck           the resolution stations again, on what the business check really
+                         opened (its name after symlinks: a link swapped in between is seen)
+    7. confirmation      stations of that slot (chapter 07)
+    8. execution         the tool's execute: data (and where it came from), or a ContractError
+    9. envelope_check    the result validates against ENVELOPE_SCHEMA (else: a bug)
 
 Nobody calls :func:`travel` but the host (:class:`tutorial_lib.core.host.Host`), which
 owns the stations, the log and the clock and adds one :class:`LogRecord` per call naming
@@ -85,8 +89,9 @@ ROAD: tuple[str, ...] = (
     "find_tool",
     "schema_check",
     "authorization",
-    "business_check",
     "resolution",
+    "business_check",
+    "recheck",
     "confirmation",
     "execution",
     "envelope_check",
@@ -120,13 +125,15 @@ class MalformedEnvelope(RoadBug):
 
 @dataclass(frozen=True)
 class PendingCall:
-    """What a station sees: the tool, its validated arguments, and what the business check
-    returned (``checked``: None in the ``"authorization"`` slot, which runs before it).
+    """What a station sees: the tool, its validated arguments, the name the call really
+    touches (``resolved``: from the tool's ``resolve`` step, None if it has none), and what
+    the business check returned (``checked``: None before the business check).
     ``arguments`` is read-only and the road's own deep copy."""
 
     tool: ToolSpec
     arguments: Mapping[str, Any]
     checked: Any = None
+    resolved: str | None = None
 
 
 @dataclass(frozen=True)
@@ -207,7 +214,10 @@ def travel(
     if tool.adapt is not None and tool.adapted_arguments is not None:
         # a model-facing schema over another one: adapt, then check again, before any
         # station, so every station sees (and every approval binds) what really runs
-        args = tool.adapt(copy.deepcopy(args))
+        try:
+            args = tool.adapt(copy.deepcopy(args))
+        except ContractError as exc:
+            return _ended(tool, exc, "schema_check")
         invalid = tool.adapted_arguments.validate(args)
         if invalid is not None:
             return _ended(tool, invalid, "schema_check")
@@ -219,8 +229,16 @@ def travel(
     ended = _pass(by_slot["authorization"], PendingCall(tool, arguments), tool, "authorization")
     if ended is not None:
         return ended
+    # 4. resolution: the name the call really touches, found without opening anything
+    reached.append("resolution")
+    resolved = None if tool.resolve is None else tool.resolve(tool.context, arguments)
+    ended = _pass(
+        by_slot["resolution"], PendingCall(tool, arguments, None, resolved), tool, "resolution"
+    )
+    if ended is not None:
+        return ended
     with contextlib.ExitStack() as cleanup:
-        # 4. business check: what no schema can see; it may hand over what it opened
+        # 5. business check: what no schema can see; it may hand over what it opened
         reached.append("business_check")
         try:
             checked = tool.check(tool.context, arguments)
@@ -228,13 +246,17 @@ def travel(
             return _ended(tool, exc, "business_check")
         if isinstance(checked, contextlib.AbstractContextManager):
             cleanup.enter_context(checked)  # closed whatever happens next
-        call = PendingCall(tool, arguments, checked)
-        # 5-6. the re-check of what was resolved, then confirmation
-        for slot in ("resolution", "confirmation"):
-            reached.append(slot)
-            ended = _pass(by_slot[slot], call, tool, slot)
-            if ended is not None:
-                return ended
+        call = PendingCall(tool, arguments, checked, resolved)
+        # 6. the resolution stations again, on what was really opened
+        reached.append("recheck")
+        ended = _pass(by_slot["resolution"], call, tool, "recheck")
+        if ended is not None:
+            return ended
+        # 7. confirmation
+        reached.append("confirmation")
+        ended = _pass(by_slot["confirmation"], call, tool, "confirmation")
+        if ended is not None:
+            return ended
         # 7. execution
         reached.append("execution")
         try:

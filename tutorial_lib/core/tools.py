@@ -23,6 +23,10 @@ tables keyed by its name:
   contents, comment bodies, titles): data to a model, never instructions;
 - ``posted_text``: the arguments whose text this tool posts or sends for others to read
   (a comment body, a request body): what an output check must look at;
+- ``resolve(context, args)``: the name a call really touches, found without opening
+  anything (a workspace path after its symlinks). The road hands it to the
+  ``"resolution"`` stations BEFORE the business check, so an in-scope link to an
+  out-of-scope file is refused before anything about that file is looked at;
 - ``adapt`` and ``adapted_schema``: a tool whose model-facing schema differs from the one
   its steps run on (chapter 08's vague interfaces: a default filled in silently). The
   road checks the model's arguments against ``input_schema``, adapts them, and checks the
@@ -60,6 +64,7 @@ __all__ = [
     "LOCAL_WRITE",
     "NAME_PATTERN",
     "Adapt",
+    "Resolve",
     "Preview",
     "READ_ONLY_LOCAL",
     "Annotations",
@@ -80,6 +85,9 @@ BusinessCheck = Callable[[Any, Mapping[str, Any]], Any]
 Execute = Callable[[Any, Mapping[str, Any], Any], dict[str, Any]]
 #: ``source(context, args, data) -> Source``: where a success's data came from.
 SourceOf = Callable[[Any, Mapping[str, Any], dict[str, Any]], Source]
+#: ``resolve(context, args) -> name``: the name a call really touches, found without
+#: opening anything (a workspace path after its symlinks), or None when unknown.
+Resolve = Callable[[Any, Mapping[str, Any]], "str | None"]
 #: ``adapt(args) -> args``: turns the arguments a model sent to a tool's model-facing
 #: schema into those of the schema its steps run on (see ``ToolSpec.adapt``).
 Adapt = Callable[[Mapping[str, Any]], dict[str, Any]]
@@ -163,6 +171,7 @@ class ToolSpec:
     untrusted_fields: frozenset[str] = frozenset()
     posted_text: tuple[str, ...] = ()
     composes: tuple[str, ...] = ()
+    resolve: Resolve | None = field(default=None, compare=False, repr=False)
     adapt: Adapt | None = field(default=None, compare=False, repr=False)
     adapted_schema: dict[str, Any] | None = field(default=None, compare=False, repr=False)
     context: Any = field(default=None, compare=False, repr=False)

@@ -35,7 +35,12 @@ from tutorial_lib.workspace.read_schema import (
     READ_LINES_SCHEMA,
     read_lines_value_error,
 )
-from tutorial_lib.workspace.sandbox import Method, OpenedFile, open_beneath
+from tutorial_lib.workspace.sandbox import (
+    Method,
+    OpenedFile,
+    open_beneath,
+    resolve_name_beneath,
+)
 
 __all__ = [
     "READ_LINES_DATA_SCHEMA",
@@ -46,6 +51,7 @@ __all__ = [
     "read_requested_lines",
     "read_lines",
     "read_lines_tool",
+    "resolve_path",
     "validate_with_schema",
 ]
 
@@ -261,6 +267,12 @@ def _source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Sour
 
 #: read_lines, declared once: for registries (bound with :func:`read_lines_tool`),
 #: linters and exports.
+def resolve_path(context: ReadContext, args: Mapping[str, Any]) -> str | None:
+    """The resolve step: the workspace name ``args["path"]`` leads to after its symlinks,
+    found by name (nothing opened), for the authorization's resolution station."""
+    return resolve_name_beneath(context.root, args["path"])
+
+
 READ_LINES_SPEC = ToolSpec(
     name=TOOL_NAME,
     title="Read lines of a workspace file",
@@ -273,6 +285,7 @@ READ_LINES_SPEC = ToolSpec(
     source=_source,
     value_error=read_lines_value_error,
     untrusted_fields=frozenset({"lines[].text"}),
+    resolve=resolve_path,
 )
 
 

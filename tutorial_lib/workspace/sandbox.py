@@ -56,6 +56,7 @@ __all__ = [
     "open_relative",
     "open_root",
     "openat2_available",
+    "resolve_name_beneath",
 ]
 
 #: How a path is resolved beneath the root: the ``openat2`` system call or the ``dir_fd`` walk.
@@ -152,6 +153,60 @@ def check_relative_path(path: str) -> PurePosixPath:
         # openat2 would say ENAMETOOLONG, the walk (short parts) might say ENOENT
         raise ContractError("invalid_path", "'path' is too long", field="path", received=path)
     return PurePosixPath(*parts)
+
+
+def resolve_name_beneath(
+    root: str | os.PathLike[str], path: str, *, max_links: int = 40
+) -> str | None:
+    """The workspace name ``path`` leads to after its symlinks, found by NAME only.
+
+    Each component is looked up with ``lstat`` and each symlink read with ``readlink``;
+    nothing is opened, so a FIFO is not touched, and a target's type or size plays no
+    part. From the first component that does not exist, the rest is taken as written.
+    Returns the normalized relative name, or None when the path or a link leads out of the
+    root, is absolute, or loops (more than ``max_links`` links): the open itself refuses
+    those, in its own words. An authorization station checks this name BEFORE the business
+    check opens anything (the open then re-checks the name of what it really opened).
+    """
+    try:
+        pending = list(check_relative_path(path).parts)
+    except ContractError:
+        return None
+    done: list[str] = []
+    links = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not done:
+                return None
+            done.pop()
+            continue
+        try:
+            info = os.lstat(os.path.join(root, *done, part))
+        except (OSError, ValueError):  # missing, or a component is not a directory
+            rest = [part, *pending]
+            while rest:  # the rest as written, with any '..' folded lexically
+                step = rest.pop(0)
+                if step == "..":
+                    if not done:
+                        return None
+                    done.pop()
+                elif step not in ("", "."):
+                    done.append(step)
+            break
+        if stat.S_ISLNK(info.st_mode):
+            links += 1
+            if links > max_links:
+                return None
+            target = os.readlink(os.path.join(root, *done, part))
+            if target.startswith("/"):
+                return None
+            pending = [*target.split("/"), *pending]
+            continue
+        done.append(part)
+    return "/".join(done) if done else "."
 
 
 def openat2_available() -> bool:
