@@ -58,6 +58,7 @@ from tutorial_lib.core.confirmation import (
     Question,
     choose_target,
     plain_question,
+    thawed,
 )
 from tutorial_lib.core.contracts import (
     ENVELOPE_SCHEMA,
@@ -956,8 +957,9 @@ def test_a_chosen_target_is_filled_in_before_the_call_runs() -> None:
     assert result["ok"] is True
     assert executed == [{**NOTE, "channel": "public"}]  # the user's choice, filled in
     (request,) = host.flow.requests
-    assert dict(request.arguments) == guess  # the model's call, as it was made
-    assert dict(request.approved_arguments or {}) == guess | {"channel": "public"}
+    # the model's call as it was made, and the approved one: frozen all the way down
+    assert thawed(request.arguments) == guess
+    assert thawed(request.approved_arguments) == guess | {"channel": "public"}
     assert executed[0] != guess
 
 
