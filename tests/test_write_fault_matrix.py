@@ -9,13 +9,15 @@ a *cold* ledger (the server has shown nothing yet) or a *warm* one (a replay of 
 write has shown the server honours keys; against ``off`` the same warm-up shows nothing).
 
 For every run, after every slow commit has landed: at most one comment carries the key's
-marker; ``posted``/``already_posted`` only with exactly that one comment, ``not_posted``
-only with none; no envelope pairs ``outcome_unknown`` with ``not_applied``; ``unknown``
-only after a fault whose outcome the client cannot know, never when a read-back could
-find the comment, and always with the exact status check; without a proven key nothing is
-resent after an unknown outcome (the rule of the chapter); the waits respect the policy's
-caps; the status check agrees with the store; the tool's account of its requests matches
-what the server and the plan saw.
+marker; ``posted``/``already_posted`` only with exactly that one comment (and never
+``duplicated``: one writer makes no copies), ``not_posted`` only with none; every read-back
+(``pre_check``, ``read_back``, and ``verify`` after a POST that succeeded) saw at most that
+one comment; the data of both tools fits their declared output schemas; no envelope pairs
+``outcome_unknown`` with ``not_applied``; ``unknown`` only after a fault whose outcome the
+client cannot know, never when a read-back could find the comment, and always with the
+exact status check; without a proven key nothing is resent after an unknown outcome (the
+rule of the chapter); the waits respect the policy's caps; the status check agrees with the
+store; the tool's account of its requests matches what the server and the plan saw.
 
 The matrix runs through the emulator IN PROCESS (:func:`serve_in_process`: the same request
 handling and fault plan, no sockets, a held answer times out at once); a slow commit still
@@ -38,14 +40,17 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.core.contracts import ENVELOPE_SCHEMA
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.authorization import TaskScope, github_access
+from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, Envelope
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FAULT_KINDS, Fault, FaultPlan
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import serve, serve_in_process
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.writes import (
+    COMMENT_STATUS_DATA_SCHEMA,
+    CREATE_COMMENT_DATA_SCHEMA,
     WRITE_POLICY,
     WriteContext,
     WriteLedger,
@@ -55,6 +60,10 @@ from tutorial_lib.github.writes import (
 )
 
 ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
+CREATE_DATA = Draft202012Validator(CREATE_COMMENT_DATA_SCHEMA)
+STATUS_DATA = Draft202012Validator(COMMENT_STATUS_DATA_SCHEMA)
+#: The steps that read the PR's comments back (each one GET, plus retries of a failed one).
+READS = ("pre_check", "read_back", "verify")
 KINDS: tuple[str, ...] = FAULT_KINDS
 #: From the client's side these may have been processed: the outcome is unknown.
 UNKNOWABLE = {"unavailable", "commit_then_timeout", "commit_then_reset", "slow_commit"}
@@ -105,6 +114,22 @@ class Config:
         return self.keys and self.warm and self.server != "off"
 
 
+CREATE, STATUS = "github_pr_create_comment", "github_pr_get_comment_status"
+
+
+def call(context: WriteContext, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """One call of a write tool, through a guarded host of the two tools bound to
+    ``context`` (the write approved in advance for the task)."""
+    host = Host(
+        Registry(write_tool_specs(context)),
+        access={CREATE: github_access("write"), STATUS: github_access("read")},
+        scope=TaskScope(repositories=frozenset({REPO}), grants=frozenset({"read", "write"})),
+        confirm={CREATE: None},
+    )
+    envelope: Envelope = host.call(name, args)
+    return dict(envelope)
+
+
 CONFIGS = [
     Config(server, keys, reconcile, warm)
     for server in ("off", "optional", "required")
@@ -145,6 +170,7 @@ class Run:
     stored: list[int]  # after every slow commit landed
     waits: list[float]
     steps: list[str]  # the tool's own account: pre_check / post / failure / read_back ...
+    seen: list[tuple[int, ...]]  # per read-back that succeeded: the ids with the marker
     failures: list[str]  # "unknown" / "not_applied", in order
     consumed: list[str | None]  # the plan steps the tool's POSTs got
     gets: int  # read requests the server answered for the tool
@@ -223,9 +249,9 @@ def run_once(config: Config, seed: int, sequence: tuple[str, ...], *, http: bool
                 other = WriteContext(
                     client, server_keys=True, reconcile=False, ledger=WriteLedger()
                 )
-                call_tool(Registry(write_tool_specs(other)), "github_pr_create_comment", warm)
-                if other.ledger.keys_shown:
-                    ledger.note_key_support("replayed")
+                call(other, CREATE, warm)
+                if other.ledger.keys_shown_by(client.base_url):
+                    ledger.note_key_support("replayed", client.base_url)
         before = len(handle.requests)
         waits: list[float] = []
         context = WriteContext(
@@ -236,16 +262,16 @@ def run_once(config: Config, seed: int, sequence: tuple[str, ...], *, http: bool
             seed=seed,
             ledger=ledger,
         )
-        envelope = call_tool(Registry(write_tool_specs(context)), "github_pr_create_comment", args)
+        envelope = call(context, CREATE, args)
         gets = sum(1 for r in handle.requests[before:] if r.method == "GET")
         landed(handle, plan)
         comments = [{"id": c.id, "body": c.body} for c in store.issue_comments(REPO, PR)]
         # the test's own check, after the landing: a patient client, a registry of its own
         patient = GitHubClient(handle.base_url, timeout_s=10, transport=handle.transport())
         with patient:
-            check = call_tool(
-                Registry(write_tool_specs(WriteContext(patient))),
-                "github_pr_get_comment_status",
+            check = call(
+                WriteContext(patient),
+                STATUS,
                 {"repository": REPO, "pr": PR, "idempotency_key": key},
             )
     events = context.events
@@ -257,12 +283,13 @@ def run_once(config: Config, seed: int, sequence: tuple[str, ...], *, http: bool
         [c["id"] for c in find_marked(comments, key)],
         waits,
         [e.step for e in events],
+        [e.comment_ids for e in events if e.step in READS and e.code is None],
         [str(e.operation_state) for e in events if e.step == "failure"],
         [hit.fault for hit in plan.history[len(warm_up) :]],
         gets,
         check,
-        any(e.step in ("pre_check", "read_back") and e.code is not None for e in events),
-        ledger.keys_shown,
+        any(e.step in READS and e.code is not None for e in events),
+        ledger.keys_shown_by(client.base_url),
     )
 
 
@@ -285,10 +312,11 @@ def matrix(config: Config) -> tuple[list[Run], int]:
     with ThreadPoolExecutor(max_workers=12) as pool:  # slow commits wait for real
         runs = list(pool.map(lambda case: run_once(config, *case), cases))
     reruns = [0]
-    done = [
-        settled(run, lambda run=run: run_once(config, run.seed, run.sequence), reruns)
-        for run in runs
-    ]
+
+    def again(run: Run) -> Callable[[], Run]:
+        return lambda: run_once(config, run.seed, run.sequence)
+
+    done = [settled(run, again(run), reruns) for run in runs]
     return done, reruns[0]
 
 
@@ -326,7 +354,7 @@ def test_real_http_agrees_with_in_process(config: Config, sequence: tuple[str, .
     )
     # the same answer, step for step (only the URLs name where the emulator listened)
     assert without_urls(over_http.envelope) == without_urls(in_process.envelope)
-    for name in ("stored", "waits", "steps", "failures", "consumed", "gets", "keys_shown"):
+    for name in ("stored", "waits", "steps", "seen", "failures", "consumed", "gets", "keys_shown"):
         assert getattr(over_http, name) == getattr(in_process, name), name
     assert without_urls(over_http.status_check) == without_urls(in_process.status_check)
 
@@ -399,7 +427,12 @@ def check_exact(run: Run) -> str:
     # The tool's account matches the server's: every POST consumed a plan step (refused
     # ones included), every read-back reached the server.
     assert run.steps.count("post") == len(run.consumed), where(run)
-    assert run.steps.count("read_back") + run.steps.count("pre_check") == run.gets, where(run)
+    assert sum(run.steps.count(step) for step in READS) == run.gets, where(run)
+    # With reconciliation on, a POST that succeeded is checked for copies right after.
+    if run.config.reconcile and status == "posted":
+        assert run.steps[-2:] == ["verify", "result"], where(run)
+    if not run.config.reconcile:
+        assert not set(READS) & set(run.steps), where(run)
     return status
 
 
@@ -407,10 +440,17 @@ def check_truth(run: Run) -> None:
     """What every run must satisfy, even on an overloaded machine: never twice, never a
     false word, an unknown that names its status check, bounded waits and requests."""
     ENVELOPE.validate(run.envelope)
+    if run.envelope["ok"]:
+        CREATE_DATA.validate(run.envelope["data"])
+    STATUS_DATA.validate(run.status_check["data"])
     status = write_status(run.envelope)
     assert len(run.stored) <= 1, f"duplicate comments: {where(run)}"
+    assert status != "duplicated", where(run)  # one writer, and it made no copy
+    assert all(len(ids) <= 1 for ids in run.seen), where(run)
+    assert all(set(ids) <= set(run.stored) for ids in run.seen), where(run)
     if status in ("posted", "already_posted"):
         assert run.stored == [run.envelope["data"]["comment_id"]], where(run)
+        assert "duplicate_ids" not in run.envelope["data"], where(run)
     if status == "not_posted":
         assert run.stored == [], f"not_posted, yet it landed: {where(run)}"
     if not run.envelope["ok"]:
@@ -433,6 +473,8 @@ def check_truth(run: Run) -> None:
 
     # Settling an unknown outcome takes at most two more requests: counted from each
     # unknown failure to the next failure (or the end), over requests that met no fault.
+    # The ``verify`` read after a POST that succeeded is not counted: every success with
+    # reconciliation on pays it, faults or not (it looks for copies, it settles nothing).
     post_faults = iter(run.consumed)
     tagged = [(s, next(post_faults) if s == "post" else None) for s in run.steps]
     kinds = iter(run.failures)

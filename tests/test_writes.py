@@ -1,18 +1,25 @@
 """The safe write tool (chapter 05): contracts, results, keys, read-back and its limits.
 
-The fault matrix is in ``test_write_fault_matrix.py``; here: argument errors, the four
+The fault matrix is in ``test_write_fault_matrix.py``; here: argument errors, the five
 result words, repeated calls with the same key, key misuse, running out of attempts or of
-backoff time, permissions, the status tool, the road, and the documented limit of
-read-back reconciliation (a commit that lands after the client gave up). Every call travels
-the road (:func:`tutorial_lib.core.road.call_tool`) over a registry of the two write tools.
+backoff time, permissions, the status tool, the road, the documented limit of read-back
+reconciliation (a commit that lands after the client gave up), the ledger's scope (one
+ledger for every service and PR, shared by every context of a host), and duplicates that
+no client could prevent (independent ledgers, a server without keys): detected, reported
+with their ids, never deleted. Every call travels the road of a guarded
+:class:`~tutorial_lib.core.host.Host` over a registry of the two write tools (the task
+grants read and write on the repositories it names; the write is approved in advance:
+these tests are about the write itself), and every success's data is checked against the
+tool's output schema.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
@@ -22,21 +29,27 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, Envelope, LogRecord
+from tutorial_lib.core.authorization import TaskScope, github_access
+from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, LogRecord
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.retry import RetryPolicy
-from tutorial_lib.core.road import PendingCall, Station, call_tool
+from tutorial_lib.core.road import PendingCall, Station
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FaultPlan
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import ServiceHandle, serve, serve_in_process
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.writes import (
+    COMMENT_STATUS_DATA_SCHEMA,
     COMMENT_STATUS_SPEC,
+    CREATE_COMMENT_DATA_SCHEMA,
     CREATE_COMMENT_SCHEMA,
     CREATE_COMMENT_SPEC,
     WRITE_SPECS,
     WriteContext,
+    WriteEvent,
     WriteLedger,
+    WriteScope,
     find_marked,
     marker,
     with_marker,
@@ -45,6 +58,8 @@ from tutorial_lib.github.writes import (
 )
 
 ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
+CREATE_DATA = Draft202012Validator(CREATE_COMMENT_DATA_SCHEMA)
+STATUS_DATA = Draft202012Validator(COMMENT_STATUS_DATA_SCHEMA)
 REPO, PR = "example/shop", 128
 KEY = "review-128-summary-1"
 ARGS = {
@@ -58,14 +73,44 @@ ARGS = {
 CREATE, STATUS = "github_pr_create_comment", "github_pr_get_comment_status"
 
 
-def create(context: WriteContext, args: Any, log: list[LogRecord] | None = None) -> Envelope:
-    """One call of the write tool, on the road, over a registry bound to ``context``."""
-    return call_tool(Registry(write_tool_specs(context)), CREATE, args, log=log)
+ACCESS = {CREATE: github_access("write"), STATUS: github_access("read")}
+SCOPE = TaskScope(repositories=frozenset({REPO, "other/shop"}), grants=frozenset({"read", "write"}))
 
 
-def status(context: WriteContext, args: Any) -> Envelope:
-    """One call of the status tool, on the road."""
-    return call_tool(Registry(write_tool_specs(context)), STATUS, args)
+def host_of(
+    context: WriteContext,
+    log: list[LogRecord] | None = None,
+    stations: tuple[Station, ...] = (),
+    registry: Registry | None = None,
+) -> Host:
+    """The host of one task: the two write tools bound to ``context``, guarded, the write
+    approved in advance for the task."""
+    return Host(
+        registry if registry is not None else Registry(write_tool_specs(context)),
+        access=ACCESS,
+        scope=SCOPE,
+        confirm={CREATE: None},
+        extra_stations=stations,
+        log=log,
+    )
+
+
+def create(context: WriteContext, args: Any, log: list[LogRecord] | None = None) -> Any:
+    """One call of the write tool, on the road of a host bound to ``context``: its
+    envelope (typed Any: the tests read both shapes); a success's data fits the declared
+    output schema."""
+    result = host_of(context, log).call(CREATE, args)
+    if result["ok"]:
+        CREATE_DATA.validate(result["data"])
+    return result
+
+
+def status(context: WriteContext, args: Any) -> Any:
+    """One call of the status tool, on the road (its data checked the same way)."""
+    result = host_of(context).call(STATUS, args)
+    if result["ok"]:
+        STATUS_DATA.validate(result["data"])
+    return result
 
 
 @contextmanager
@@ -98,7 +143,7 @@ def service(
         yield handle, context, waits
 
 
-def stored(handle: ServiceHandle, key: str = KEY) -> list[dict[str, Any]]:
+def stored(handle: ServiceHandle, key: str = KEY) -> list[Mapping[str, Any]]:
     comments = [{"id": c.id, "body": c.body} for c in handle.store.issue_comments(REPO, PR)]
     return find_marked(comments, key)
 
@@ -279,7 +324,7 @@ def test_concurrent_calls_with_one_key_post_once(keys: bool, reconcile: bool) ->
     with service(keys=keys, reconcile=reconcile) as (handle, context, _):
         barrier = threading.Barrier(5)
 
-        def call(_: int) -> Envelope:
+        def call(_: int) -> Any:
             with GitHubClient(handle.base_url, timeout_s=5) as client:
                 own = WriteContext(
                     client, server_keys=keys, reconcile=reconcile, ledger=context.ledger
@@ -294,6 +339,224 @@ def test_concurrent_calls_with_one_key_post_once(keys: bool, reconcile: bool) ->
         assert len({r["data"]["comment_id"] for r in results}) == 1
         assert len(stored(handle)) == 1
         assert [r.method for r in handle.requests].count("POST") == 1
+
+
+def five_at_once(
+    handle: ServiceHandle, make: Callable[[GitHubClient], WriteContext]
+) -> list[tuple[Any, list[WriteEvent]]]:
+    """Five threads, each with its own client and its own context (``make``), call the
+    write tool with ONE business request (same repository, PR, body, key) at the same
+    moment; each call's envelope and events."""
+    barrier = threading.Barrier(5)
+
+    def call(_: int) -> tuple[Any, list[WriteEvent]]:
+        with GitHubClient(handle.base_url, timeout_s=5) as client:
+            own = make(client)
+            barrier.wait()
+            return create(own, ARGS), own.events
+
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        return list(pool.map(call, range(5)))
+
+
+@pytest.mark.parametrize("reconcile", [True, False])
+def test_five_contexts_sharing_the_hosts_one_ledger_post_once(reconcile: bool) -> None:
+    # Filed (issue 20): five threads, five clients, five contexts, each with its own
+    # default ledger, stored 3-5 comments against a server without keys. The host owns one
+    # ledger and gives it to every context it builds: single flight across all of them.
+    with service(reconcile=reconcile) as (handle, _, _):
+        host_ledger = WriteLedger()
+        runs = five_at_once(
+            handle, lambda client: WriteContext(client, reconcile=reconcile, ledger=host_ledger)
+        )
+        words = sorted(write_status(result) for result, _ in runs)
+        assert words == ["already_posted"] * 4 + ["posted"], words
+        (comment_id,) = {result["data"]["comment_id"] for result, _ in runs}
+        assert [c["id"] for c in stored(handle)] == [comment_id]
+        assert [r.method for r in handle.requests].count("POST") == 1
+        scope = WriteScope(handle.base_url, REPO, PR, KEY)
+        entry = host_ledger.done(scope)
+        assert entry is not None and entry.copies == (comment_id,)
+
+
+def test_one_host_gives_its_one_ledger_to_every_write_context_it_holds() -> None:
+    """Five contexts built WITHOUT a ledger, in one host's registry: the host's one ledger
+    replaces their own, so five threads posting one business request store one comment."""
+    with service(reconcile=False) as (handle, _, _):
+        clients = [GitHubClient(handle.base_url, timeout_s=5) for _ in range(5)]
+        contexts = [WriteContext(client, reconcile=False) for client in clients]
+        specs = [write_tool_specs(c)[0].bind(c) for c in contexts]
+        renamed = [
+            spec if n == 0 else dataclasses.replace(spec, name=f"{CREATE}_{n}")
+            for n, spec in enumerate(specs)
+        ]
+        access = {spec.name: github_access("write") for spec in renamed}
+        host = Host(Registry(renamed), access=access, scope=SCOPE, confirm=dict.fromkeys(access))
+        ledgers = {id(spec.context.ledger) for spec in host.registry}
+        assert len(ledgers) == 1  # one ledger, the host's
+        assert all(id(c.ledger) not in ledgers for c in contexts)  # not the contexts' own
+        barrier = threading.Barrier(5)
+
+        def call(name: str) -> Any:
+            barrier.wait()
+            return host.call(name, ARGS)
+
+        with ThreadPoolExecutor(max_workers=5) as pool:
+            results = list(pool.map(call, [spec.name for spec in renamed]))
+        for client in clients:
+            client.close()
+        assert sorted(write_status(r) for r in results) == ["already_posted"] * 4 + ["posted"]
+        assert len(stored(handle)) == 1
+        # a ledger given explicitly is kept as it is
+        mine = WriteLedger()
+        kept = Host(
+            Registry(write_tool_specs(WriteContext(clients[0], ledger=mine))),
+            access=ACCESS,
+            scope=SCOPE,
+            confirm={CREATE: None},
+        )
+        assert kept.registry.get(CREATE).context.ledger is mine
+
+
+def test_one_ledger_keeps_services_repositories_and_prs_apart() -> None:
+    # One ledger for every service and PR: the same key (and body) on another repository,
+    # or on another service, is another business request, never "already posted" there.
+    ledger = WriteLedger()
+    with (
+        service(ledger=ledger) as (first, context, _),
+        serve(build_store(), idempotency="optional") as second,
+        GitHubClient(second.base_url, timeout_s=5) as client,
+    ):
+        other = WriteContext(client, server_keys=True, ledger=ledger)
+        here = create(context, ARGS)
+        there = create(context, ARGS | {"repository": "other/shop"})
+        elsewhere = create(other, ARGS)
+        assert [write_status(r) for r in (here, there, elsewhere)] == ["posted"] * 3
+        assert [r["data"]["evidence"] for r in (here, there, elsewhere)] == ["created"] * 3
+        assert len(stored(first)) == 1 and len(stored(second)) == 1
+        marked_there = find_marked(
+            [{"body": c.body} for c in first.store.issue_comments("other/shop", PR)], KEY
+        )
+        assert len(marked_there) == 1
+        # and within one scope, the ledger still answers at once
+        again = create(other, ARGS)
+        assert again["data"]["evidence"] == "earlier_call"
+        assert again["data"]["comment_id"] == elsewhere["data"]["comment_id"]
+        # key support is a fact about one service: shown by the second, not the first
+        replaying = WriteContext(client, server_keys=True, reconcile=False)
+        assert create(replaying, ARGS)["data"]["evidence"] == "replayed"
+        assert replaying.ledger.keys_shown_by(second.base_url)
+        assert not replaying.ledger.keys_shown_by(first.base_url)
+        assert not ledger.keys_shown  # the shared ledger saw no replay
+        ledger.note_key_support("replayed", second.base_url)
+        assert ledger.keys_shown_by(second.base_url)
+        assert not ledger.keys_shown_by(first.base_url)
+    assert WriteScope.of(client, "Example/Shop", PR, KEY) == WriteScope.of(
+        client, "example/shop", PR, KEY
+    )
+
+
+def copies_seen(events: list[WriteEvent]) -> tuple[int, ...] | None:
+    """The ids with the key's marker at the call's last successful read-back (None: none)."""
+    reads = [e for e in events if e.step in ("pre_check", "read_back", "verify") and not e.code]
+    return reads[-1].comment_ids if reads else None
+
+
+@pytest.mark.parametrize("plan", ["", ", ".join(["slow_commit:0.3"] * 5)])
+def test_five_hosts_without_server_keys_report_the_duplicates_they_see(plan: str) -> None:
+    # The probe of issue 20 with five separate ledgers (five processes, five hosts) against
+    # a server without keys, like GitHub: nothing can prevent every copy, but no call may
+    # say plain "posted" once its read-back saw more than one comment with the key, and the
+    # status check names every copy afterwards. (With slow commits every read-back before
+    # the first POST lands finds nothing: five copies.) Nothing is deleted.
+    with service(plan) as (handle, context, _):
+        runs = five_at_once(handle, lambda client: WriteContext(client, reconcile=True))
+        ids = [c["id"] for c in stored(handle)]
+        assert 1 <= len(ids) <= 5
+        for result, events in runs:
+            assert result["ok"], result
+            data, seen = result["data"], copies_seen(events)
+            assert seen is not None and data["comment_id"] in seen
+            if len(seen) > 1:
+                assert data["status"] == "duplicated", (data, seen)
+                assert data["duplicate_ids"] == list(seen)
+                assert data["warning"] and "delete" in data["suggestion"]
+            else:
+                assert data["status"] in ("posted", "already_posted"), (data, seen)
+                assert "duplicate_ids" not in data
+        # the last read-back came after every POST had committed: it saw all the copies
+        assert max(len(copies_seen(events) or ()) for _, events in runs) == len(ids)
+        if len(ids) > 1:
+            assert any(write_status(result) == "duplicated" for result, _ in runs)
+        checked = status(context, {"repository": REPO, "pr": PR, "idempotency_key": KEY})
+        expected_state = "duplicated" if len(ids) > 1 else "posted"
+        assert checked["data"]["state"] == expected_state
+        assert checked["data"]["comment_id"] == ids[0]
+        if len(ids) > 1:
+            assert checked["data"]["duplicate_ids"] == ids
+        assert [c["id"] for c in stored(handle)] == ids  # nothing was deleted
+        assert {r.method for r in handle.requests} <= {"GET", "POST"}
+
+
+@pytest.mark.parametrize("first_reconciles", [False, True])
+def test_a_second_process_posting_blind_after_a_lost_answer_is_reported(
+    first_reconciles: bool,
+) -> None:
+    # The first process's POST commits, then its answer is lost; a second process (its
+    # own ledger) with reconciliation OFF cannot know, and posts again. The tool cannot
+    # prevent it, but the status check, and any later call that reads back, reports it.
+    with service("commit_then_timeout:0.5", reconcile=first_reconciles) as (handle, first, _):
+        lost = create(first, ARGS)
+        assert write_status(lost) == ("already_posted" if first_reconciles else "unknown")
+        blind = WriteContext(first.client, reconcile=False, sleep=lambda s: None)
+        again = create(blind, ARGS)
+        assert write_status(again) == "posted"  # it read nothing: it cannot know
+        ids = [c["id"] for c in stored(handle)]
+        assert len(ids) == 2 and again["data"]["comment_id"] == ids[1]
+        # the status check, from a third process
+        checker = WriteContext(first.client, sleep=lambda s: None)
+        check = status(checker, {"repository": REPO, "pr": PR, "idempotency_key": KEY})
+        data = check["data"]
+        assert (data["state"], data["comment_id"], data["duplicate_ids"]) == (
+            "duplicated",
+            ids[0],
+            ids,
+        )
+        assert str(ids[1]) in data["warning"] and str(ids[1]) in data["suggestion"]
+        # a later call with the same key posts nothing and says what is there
+        posts = [r.method for r in handle.requests].count("POST")
+        later = create(WriteContext(first.client, sleep=lambda s: None), ARGS)
+        assert write_status(later) == "duplicated"
+        assert later["data"]["evidence"] == "found_by_marker"
+        assert later["data"]["duplicate_ids"] == ids and later["data"]["attempts"] == 0
+        # the checker's ledger remembers the copies it saw
+        remembered = create(checker, ARGS)
+        assert remembered["data"]["evidence"] == "earlier_call"
+        assert write_status(remembered) == "duplicated"
+        assert [r.method for r in handle.requests].count("POST") == posts
+        assert [c["id"] for c in stored(handle)] == ids  # nothing was deleted
+
+
+def test_a_failed_check_for_copies_says_so_and_names_the_status_check() -> None:
+    # The POST succeeded; the read-back that looks for copies failed three times: the
+    # comment exists (posted is true), but the result says the check for copies is owed.
+    plan = "ok, unavailable:0, unavailable:0, unavailable:0"
+    with service(plan, read_faults=True) as (handle, context, waits):
+        result = create(context, ARGS)
+        assert write_status(result) == "posted"
+        data = result["data"]
+        assert "other copies" in data["warning"] and "next_tool" in data["warning"]
+        assert data["next_tool"] == {
+            "name": STATUS,
+            "arguments": {"repository": REPO, "pr": PR, "idempotency_key": KEY},
+        }
+        steps = [e.step for e in context.events]
+        assert steps == ["pre_check", "post", "verify", "wait", "verify", "wait", "verify"] + [
+            "result"
+        ]
+        assert len(waits) == 2 and len(stored(handle)) == 1
+        check = status(context, data["next_tool"]["arguments"])
+        assert check["data"]["state"] == "posted"
 
 
 @pytest.mark.parametrize("reconcile", [False, True])
@@ -424,10 +687,9 @@ def test_a_refused_write_reaches_no_github_at_all() -> None:
 
     with service() as (handle, context, _):
         log: list[LogRecord] = []
-        registry = Registry(write_tool_specs(context))
         for slot in ("authorization", "confirmation"):
-            stations = [Station("refuse", slot, refuse)]
-            result = call_tool(registry, CREATE, ARGS, log=log, stations=stations)
+            host = host_of(context, log, (Station("refuse", slot, refuse),))
+            result: Any = host.call(CREATE, ARGS)
             assert write_status(result) == "not_posted"
             assert result["error"]["operation_state"] == "not_applied"
             assert log[-1].station == slot
@@ -496,13 +758,12 @@ def test_the_tools_travel_the_road_with_honest_annotations() -> None:
         assert create_tool.annotations.idempotent is True
         assert status_tool.annotations.read_only is True
         assert create_tool.input_schema is CREATE_COMMENT_SCHEMA
-        log: list[LogRecord] = []
-        result = call_tool(registry, CREATE, ARGS, log=log)
+        host = host_of(context, registry=registry)
+        result: Any = host.call(CREATE, ARGS)
         ENVELOPE.validate(result)
         assert write_status(result) == "posted"
-        check = call_tool(
-            registry, STATUS, {"repository": REPO, "pr": PR, "idempotency_key": KEY}, log=log
-        )
+        check: Any = host.call(STATUS, {"repository": REPO, "pr": PR, "idempotency_key": KEY})
+        log = host.log
         assert check["data"]["state"] == "posted"
         assert [(r.tool, r.outcome, r.station) for r in log] == [
             (CREATE, "ok", "execution"),
@@ -555,7 +816,8 @@ def test_the_write_tools_pass_the_linter_and_export_to_every_api() -> None:
     for spec in specs:
         check_anthropic(to_anthropic(spec))
         check_openai(to_openai(spec))
-        assert check_mcp(to_mcp(spec)).annotations.read_only_hint is spec.annotations.read_only
+        hints = check_mcp(to_mcp(spec)).annotations
+        assert hints is not None and hints.read_only_hint is spec.annotations.read_only
 
 
 def test_the_exercise_tables_are_the_librarys_own_answers() -> None:
@@ -594,6 +856,7 @@ def test_a_failed_read_back_is_simply_read_again() -> None:
             "wait",
             "pre_check",
             "post",
+            "verify",  # the read-back after the POST: no other copy
             "result",
         ]
         assert waits[0] >= 1.0 and waits[1] >= 1.0  # each Retry-After honoured

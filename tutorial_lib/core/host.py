@@ -37,10 +37,11 @@ otherwise leave the real tool undeclared, hence refused, with nobody noticing):
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from tutorial_lib.core.authorization import AccessMap, TaskScope, authorization_stations
 from tutorial_lib.core.confirmation import (
@@ -62,7 +63,7 @@ from tutorial_lib.core.road import (
 )
 from tutorial_lib.core.tools import Registry
 
-__all__ = ["CONFIRMED_CLASSES", "Answerer", "Host"]
+__all__ = ["CONFIRMED_CLASSES", "Answerer", "Host", "HostState"]
 
 #: The action classes whose calls need the user's approval by default.
 CONFIRMED_CLASSES: frozenset[str] = frozenset({"write", "delete", "send"})
@@ -70,6 +71,28 @@ CONFIRMED_CLASSES: frozenset[str] = frozenset({"write", "delete", "send"})
 #: ``answerer(flow, request_id)``: answer the question (``flow.answer(...)``) now, or leave
 #: it unanswered. :func:`~tutorial_lib.core.confirmation.ask_in_terminal` is one.
 Answerer = Callable[[ConfirmationFlow, str], object]
+
+T = TypeVar("T")
+
+
+class HostState:
+    """What the tools of one host share for the host's lifetime, by name: e.g. the one
+    write ledger of every GitHub write context (single flight across them). Thread-safe.
+
+    A tool's context takes part by offering ``with_host_state(state) -> context``; the
+    host calls it once, when it is built, and binds the context it returns.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._values: dict[str, Any] = {}
+
+    def get(self, name: str, factory: Callable[[], T]) -> T:
+        """The value called ``name``, made with ``factory()`` the first time."""
+        with self._lock:
+            if name not in self._values:
+                self._values[name] = factory()
+            return cast(T, self._values[name])
 
 
 class Host:
@@ -130,7 +153,9 @@ class Host:
         unknown_overrides = sorted(set(overrides) - set(registry.names))
         if unknown_overrides:
             raise ValueError(f"confirm names unregistered tools: {unknown_overrides}")
-        self.registry = self._wire_composites(registry)
+        #: What the tools of this host share (the write ledger, for one).
+        self.shared = HostState()
+        self.registry = self._wire(registry)
         self.access: AccessMap | None = None if access is None else MappingProxyType(dict(access))
         self.scope = scope
         self.unguarded = unguarded
@@ -191,10 +216,14 @@ class Host:
 
     # -- inside
 
-    def _wire_composites(self, registry: Registry) -> Registry:
-        """The registry with every composite's context given this host as its caller."""
+    def _wire(self, registry: Registry) -> Registry:
+        """The registry with every composite's context given this host as its caller, and
+        every context that shares host state given this host's."""
         wired = []
         for spec in registry:
+            share = getattr(spec.context, "with_host_state", None)
+            if callable(share):
+                spec = spec.bind(share(self.shared))
             if spec.composes:
                 missing = [n for n in spec.composes if n not in registry]
                 if missing:

@@ -55,19 +55,41 @@ true``), a 409 "still in progress" or a 422 "key used with another payload" abou
 Real GitHub never does, so against it the tool behaves as without keys.
 
 **The ledger** (:class:`WriteLedger`, ``WriteContext.ledger``) is what this process knows
-about its keyed writes: calls with the same key run one at a time (single flight: a second
-concurrent call waits for the first, then finds its result instead of posting), a key
-whose comment this process saw created answers ``already_posted`` at once, and a key with an
-attempt of unknown outcome is *unsettled*: a later call reads back first, and while the
-attempt may still land (``settle_after_s``) "found nothing" still means ``unknown``, so the
-user or the model can safely call again later with the same key.
+about its keyed writes, per :class:`WriteScope`: (service base URL, repository, PR, key),
+so one ledger serves any number of services and PRs. Calls of the same scope run one at a
+time (single flight: a second concurrent call waits for the first, then finds its result
+instead of posting), a scope whose comment this process saw created answers
+``already_posted`` at once, and a scope with an attempt of unknown outcome is *unsettled*:
+a later call reads back first, and while the attempt may still land (``settle_after_s``)
+"found nothing" still means ``unknown``, so the user or the model can safely call again
+later with the same key. **The host owns ONE ledger** and gives it to every write context
+it builds (``WriteContext(client, ledger=host.ledger)``): single flight holds only between
+contexts that share a ledger, and a context built without one gets a private one (five
+contexts, five ledgers: five concurrent calls with one key may post five times).
 
-**The results** (:func:`write_status` maps an envelope to one of the four words):
+**Duplicates are detected and reported, never deleted.** Where a client cannot prevent a
+second copy (independent processes or hosts, each with its own ledger, against a server
+without keys, like GitHub; or a context with reconciliation off), it can still see it
+afterwards: with reconciliation on, every POST that succeeded is followed by a read-back
+(step ``verify``), and every read-back (``pre_check``, ``read_back``, ``verify``) counts the
+comments that carry the key's marker. When more than one does, the result is not
+``posted`` / ``already_posted`` but ``duplicated``, with ``duplicate_ids`` (every comment
+carrying the marker, oldest first), a ``warning`` and a ``suggestion``: a person should
+delete all but one. The tool deletes nothing itself. ``github_pr_get_comment_status``
+reports the same (``state: "duplicated"``) for any key, whoever posted the copies.
 
-- ``posted``: success, ``data.status == "posted"``: this call created the comment;
+**The results** (:func:`write_status` maps an envelope to one of the five words):
+
+- ``posted``: success, ``data.status == "posted"``: this call created the comment (and,
+  with reconciliation on, the read-back right after found no other copy; if that read
+  failed, ``warning`` and ``next_tool`` name the status check that looks for copies);
 - ``already_posted``: success, ``data.status == "already_posted"``: the comment exists
   (``evidence``: ``"replayed"`` by the server, ``"found_by_marker"`` in a read-back, or
   ``"earlier_call"``: an earlier call of this process saw it created);
+- ``duplicated``: success, ``data.status == "duplicated"``: the comment exists more than
+  once (``evidence`` as above, ``"created"`` when this call made one of the copies;
+  ``comment_id`` is this call's; ``duplicate_ids`` lists all of them; a person should
+  delete all but one, nobody should post again);
 - ``not_posted``: failure with ``operation_state: "not_applied"`` and the reason's code,
   only when nothing can have landed (refused before or while sending, a 4xx, a 429 on a
   call with no attempt of unknown outcome);
@@ -75,11 +97,16 @@ user or the model can safely call again later with the same key.
   ``retry: "after_status_check"`` and ``next_tool``: the exact
   ``github_pr_get_comment_status`` call that settles it.
 
-**What is not covered.** The ledger lives in one process (share one ledger between the
-contexts that talk to the same service). Two *processes* writing with the same key are
-protected only by server keys (one key table for all) or by the marker read-back, and the
-read-back has the in-flight hole: a request of the other process that is still running is
-invisible to it.
+The data of both tools is declared (:data:`CREATE_COMMENT_DATA_SCHEMA`,
+:data:`COMMENT_STATUS_DATA_SCHEMA`); fields that do not apply are absent.
+
+**What is not covered.** The ledger lives in one process. Two *processes* (or two hosts)
+writing with the same key are protected only by server keys (one key table for all) or by
+the marker read-back, and the read-back has the in-flight hole: a request of the other
+process that is still running is invisible to it. What slips through that hole is reported
+afterwards as ``duplicated`` by whichever call or status check reads back last, never
+undone automatically; a call whose read-back ran before the other copy landed said
+``posted`` truthfully at that time.
 
 Reads and writes retry differently: a failed read-back is simply read again (it changes
 nothing), within :data:`READ_BACK_POLICY`; a POST is resent only as the table above allows.
@@ -96,12 +123,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
 
 from tutorial_lib.core.arguments import unicode_text_error
 from tutorial_lib.core.contracts import ContractError, OperationState, Source
+from tutorial_lib.core.host import HostState
 from tutorial_lib.core.retry import (
     Decision,
     ReadBack,
@@ -118,8 +146,10 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
 
 __all__ = [
+    "COMMENT_STATUS_DATA_SCHEMA",
     "COMMENT_STATUS_SCHEMA",
     "COMMENT_STATUS_SPEC",
+    "CREATE_COMMENT_DATA_SCHEMA",
     "CREATE_COMMENT_SCHEMA",
     "CREATE_COMMENT_SPEC",
     "KEY_ARGUMENT_PATTERN",
@@ -129,12 +159,15 @@ __all__ = [
     "WRITE_POLICY",
     "WRITE_SPECS",
     "CommentWrite",
+    "LedgerEntry",
     "WriteContext",
     "WriteEvent",
     "WriteLedger",
+    "WriteScope",
     "WriteStatus",
     "check_body_text",
     "find_marked",
+    "marked_ids",
     "marker",
     "reconcile",
     "retry_after_seconds",
@@ -166,8 +199,8 @@ READ_BACK_POLICY = RetryPolicy(base_s=0.25, cap_s=2.0, max_attempts=3, total_bac
 #: read-back that finds nothing is not proof of absence.
 SETTLE_AFTER_S = 60.0
 
-#: The four result words of a write (see :func:`write_status`).
-WriteStatus = Literal["posted", "already_posted", "not_posted", "unknown"]
+#: The five result words of a write (see :func:`write_status`).
+WriteStatus = Literal["posted", "already_posted", "duplicated", "not_posted", "unknown"]
 
 
 def marker(key: str) -> str:
@@ -187,11 +220,18 @@ def find_marked(comments: Sequence[Mapping[str, Any]], key: str) -> list[Mapping
     return [c for c in comments if _text(c).endswith(tag)]
 
 
+def marked_ids(comments: Sequence[Mapping[str, Any]], key: str) -> list[int]:
+    """The ids of the comments that carry ``key``'s marker, oldest (smallest) first: more
+    than one is a duplicate of one business request (whatever their texts)."""
+    return sorted(c["id"] for c in find_marked(comments, key))
+
+
 def reconcile(comments: Sequence[Mapping[str, Any]], key: str, body: str) -> dict[str, Any]:
     """The read-back check: is the comment of ``key`` with this ``body`` among ``comments``?
 
     - ``{"state": "found", "comment_id": id}``: a comment ends with the key's marker and its
-      text is ``body`` (the smallest such id, if an earlier bug left several);
+      text is ``body`` (the smallest such id if several do: a duplicate, which the tools
+      count with :func:`marked_ids` and report, and never resolve by themselves);
     - ``{"state": "key_reused", "comment_id": id}``: the marker is there, but on another
       text: the key was used for a different comment (never post with it);
     - ``{"state": "absent"}``: no comment carries the marker.
@@ -213,14 +253,18 @@ class WriteEvent:
     """One step of a write, for timelines and tests.
 
     - ``step``: ``queued`` (waited for another call with the same key), ``pre_check``,
-      ``post``, ``failure``, ``read_back``, ``wait``, ``result``;
+      ``post``, ``failure``, ``read_back``, ``verify`` (the read-back after a POST that
+      succeeded, looking for other copies), ``wait``, ``result``;
     - ``attempt``: POSTs made so far;
     - ``detail``: a line for people (its wording may change: tests read the fields below);
     - ``wait_s``: the backoff slept (``wait`` only);
     - ``code``: the error code of a ``failure``, or of a failed read (a ``pre_check`` or
       ``read_back`` whose read of the comments failed); None otherwise;
     - ``operation_state``: of a ``failure``: ``"unknown"`` (the POST may have landed) or
-      ``"not_applied"`` (it provably did not); None otherwise.
+      ``"not_applied"`` (it provably did not); None otherwise;
+    - ``comment_ids``: of a ``pre_check``, ``read_back`` or ``verify`` whose read
+      succeeded, the ids of the comments that carried the key's marker at that moment
+      (:func:`marked_ids`; more than one: duplicates); empty otherwise.
     """
 
     step: str
@@ -229,31 +273,57 @@ class WriteEvent:
     wait_s: float = 0.0
     code: str | None = None
     operation_state: OperationState | None = None
+    comment_ids: tuple[int, ...] = ()
+
+
+class WriteScope(NamedTuple):
+    """What one ledger entry is about: one business request (``key``) on one PR of one
+    service. ``service`` is the client's base URL; ``repository`` is lower-cased (GitHub's
+    owner and repository names are case-insensitive). Build it with :meth:`of`."""
+
+    service: str
+    repository: str
+    pr: int
+    key: str
+
+    @classmethod
+    def of(cls, client: GitHubClient, repository: str, pr: int, key: str) -> WriteScope:
+        """The scope of ``key`` on ``repository``'s PR ``pr``, written through ``client``."""
+        return cls(client.base_url, repository.lower(), pr, key)
 
 
 @dataclass(frozen=True)
-class _Done:
+class LedgerEntry:
+    """A settled scope (:meth:`WriteLedger.done`): the comment this process saw created or
+    found, its text (without the marker), and ``copies``: the ids of every comment that
+    carried the key's marker when it was last read (more than one: duplicates)."""
+
     comment: Mapping[str, Any]
     text: str
+    copies: tuple[int, ...]
 
 
 class WriteLedger:
-    """What this process knows about its keyed writes to ONE service; thread-safe.
+    """What this process knows about its keyed writes, per :class:`WriteScope`; thread-safe.
 
-    - **single flight**: :meth:`hold` lets one call per key run at a time; a second call
-      with the same key waits for the first to end, then finds what it did;
-    - **done keys**: the comment a call saw created or found (:meth:`note_done`); a later
-      call with the key and the same text answers ``already_posted`` without a request;
-    - **unsettled keys**: a key with an attempt of unknown outcome (:meth:`note_unknown`,
-      cleared by :meth:`note_done` or :meth:`forget_unsettled`); it :meth:`may_still_land`
-      for ``settle_after_s`` seconds after that attempt was sent;
-    - **key support**: whether the service has shown it honours ``Idempotency-Key``
-      (:meth:`note_key_support`, :attr:`keys_shown`).
+    - **single flight**: :meth:`hold` lets one call per scope run at a time; a second call
+      with the same scope waits for the first to end, then finds what it did;
+    - **done scopes**: the comment a call saw created or found, and its known copies
+      (:meth:`note_done`, :meth:`done`); a later call with the key and the same text
+      answers ``already_posted`` (``duplicated`` when it knew of copies) without a request;
+    - **unsettled scopes**: a scope with an attempt of unknown outcome
+      (:meth:`note_unknown`, cleared by :meth:`note_done` or :meth:`forget_unsettled`); it
+      :meth:`may_still_land` for ``settle_after_s`` seconds after that attempt was sent;
+    - **key support**, per service: whether the service has shown it honours
+      ``Idempotency-Key`` (:meth:`note_key_support`, :meth:`keys_shown_by`).
 
-    Scope: one object per service per process, shared by every :class:`WriteContext` that
-    writes to that service (each context makes its own unless given one). It is state of
-    this process only: another process, or this one after a restart, knows nothing of it,
-    so the server's key table and the marker read-back remain the defences there.
+    Scope: entries are keyed by (service base URL, repository, PR, key), never by the key
+    alone, so ONE ledger safely serves every service and PR a process writes to. The host
+    owns one and gives it to every :class:`WriteContext` it builds; single flight holds
+    only between contexts that share it (a context given none makes its own). It is state
+    of this process only: another process, or this one after a restart, knows nothing of
+    it, so the server's key table and the marker read-back remain the defences there, and
+    duplicates that slip through are reported, not prevented.
     ``clock`` is injectable for tests (``time.monotonic``).
     """
 
@@ -265,19 +335,19 @@ class WriteLedger:
         self.settle_after_s = settle_after_s
         self._clock = clock
         self._lock = threading.Lock()
-        self._key_locks: dict[str, threading.Lock] = {}
-        self._users: dict[str, int] = {}
-        self._done: dict[str, _Done] = {}
-        self._unsettled: dict[str, float] = {}  # key -> when its last unknown attempt was sent
-        self._support: str | None = None
+        self._scope_locks: dict[WriteScope, threading.Lock] = {}
+        self._users: dict[WriteScope, int] = {}
+        self._done: dict[WriteScope, LedgerEntry] = {}
+        self._unsettled: dict[WriteScope, float] = {}  # when its last unknown attempt was sent
+        self._support: dict[str | None, str] = {}  # service (None: every service) -> evidence
 
     @contextmanager
-    def hold(self, key: str) -> Iterator[bool]:
-        """Run the ``with`` block as the only call of ``key`` in this process; yields
+    def hold(self, scope: WriteScope) -> Iterator[bool]:
+        """Run the ``with`` block as the only call of ``scope`` in this process; yields
         whether it had to wait for another call first."""
         with self._lock:
-            lock = self._key_locks.setdefault(key, threading.Lock())
-            self._users[key] = self._users.get(key, 0) + 1
+            lock = self._scope_locks.setdefault(scope, threading.Lock())
+            self._users[scope] = self._users.get(scope, 0) + 1
         waited = not lock.acquire(blocking=False)
         if waited:
             lock.acquire()
@@ -286,59 +356,76 @@ class WriteLedger:
         finally:
             lock.release()
             with self._lock:
-                self._users[key] -= 1
-                if not self._users[key]:  # nobody else holds or waits: forget the lock
-                    del self._users[key], self._key_locks[key]
+                self._users[scope] -= 1
+                if not self._users[scope]:  # nobody else holds or waits: forget the lock
+                    del self._users[scope], self._scope_locks[scope]
 
     def now(self) -> float:
         """The ledger's clock."""
         return self._clock()
 
-    def done(self, key: str) -> tuple[Mapping[str, Any], str] | None:
-        """The comment and text of ``key`` if a call saw it created or found, else None."""
+    def done(self, scope: WriteScope) -> LedgerEntry | None:
+        """What a call saw created or found for ``scope``, else None."""
         with self._lock:
-            entry = self._done.get(key)
-        return (entry.comment, entry.text) if entry is not None else None
+            return self._done.get(scope)
 
-    def note_done(self, key: str, comment: Mapping[str, Any], text: str) -> None:
-        """``key``'s comment exists (created, replayed or found): it is settled."""
+    def note_done(
+        self,
+        scope: WriteScope,
+        comment: Mapping[str, Any],
+        text: str,
+        copies: Sequence[int] = (),
+    ) -> None:
+        """``scope``'s comment exists (created, replayed or found): it is settled.
+        ``copies``: the ids of every comment seen carrying the key's marker (``comment``'s
+        own id is always one of them)."""
+        ids = tuple(sorted({*copies, comment["id"]}))
         with self._lock:
-            self._done[key] = _Done(dict(comment), text)
-            self._unsettled.pop(key, None)
+            self._done[scope] = LedgerEntry(dict(comment), text, ids)
+            self._unsettled.pop(scope, None)
 
-    def note_unknown(self, key: str, sent_at: float) -> None:
-        """An attempt of ``key`` sent at ``sent_at`` (the ledger's clock) may have landed."""
+    def note_unknown(self, scope: WriteScope, sent_at: float) -> None:
+        """An attempt of ``scope`` sent at ``sent_at`` (the ledger's clock) may have landed."""
         with self._lock:
-            self._unsettled[key] = max(sent_at, self._unsettled.get(key, sent_at))
+            self._unsettled[scope] = max(sent_at, self._unsettled.get(scope, sent_at))
 
-    def forget_unsettled(self, key: str) -> None:
-        """Proof arrived that no attempt of ``key`` can land any more (see
+    def forget_unsettled(self, scope: WriteScope) -> None:
+        """Proof arrived that no attempt of ``scope`` can land any more (see
         :meth:`CommentWrite.pre_check`)."""
         with self._lock:
-            self._unsettled.pop(key, None)
+            self._unsettled.pop(scope, None)
 
-    def unsettled(self, key: str) -> bool:
-        """Whether an attempt of ``key`` had an unknown outcome that nothing has settled."""
+    def unsettled(self, scope: WriteScope) -> bool:
+        """Whether an attempt of ``scope`` had an unknown outcome that nothing has settled."""
         with self._lock:
-            return key in self._unsettled
+            return scope in self._unsettled
 
-    def may_still_land(self, key: str) -> bool:
+    def may_still_land(self, scope: WriteScope) -> bool:
         """Whether such an attempt was sent less than ``settle_after_s`` ago."""
         with self._lock:
-            sent = self._unsettled.get(key)
+            sent = self._unsettled.get(scope)
         return sent is not None and self._clock() - sent < self.settle_after_s
 
-    def note_key_support(self, evidence: str) -> None:
-        """The service answered a keyed request as only a key-honouring server can
-        (``evidence``: what it did, e.g. ``"replayed"``)."""
+    def note_key_support(self, evidence: str, service: str | None = None) -> None:
+        """The service at base URL ``service`` answered a keyed request as only a
+        key-honouring server can (``evidence``: what it did, e.g. ``"replayed"``). Without
+        ``service`` the evidence counts for every service of this ledger: only for a
+        ledger that serves one (a shared ledger should always be told which)."""
         with self._lock:
-            self._support = self._support or evidence
+            self._support.setdefault(service, evidence)
+
+    def keys_shown_by(self, service: str) -> bool:
+        """Whether the service at base URL ``service`` has shown it honours
+        ``Idempotency-Key``."""
+        with self._lock:
+            return service in self._support or None in self._support
 
     @property
     def keys_shown(self) -> bool:
-        """Whether the service has shown it honours ``Idempotency-Key``."""
+        """Whether any service of this ledger has shown it honours ``Idempotency-Key`` (for
+        a ledger that serves one service; :meth:`keys_shown_by` names the service)."""
         with self._lock:
-            return self._support is not None
+            return bool(self._support)
 
 
 @dataclass
@@ -347,17 +434,20 @@ class WriteContext:
 
     - ``server_keys``: send ``Idempotency-Key`` with every POST. The tool RELIES on it (a
       resend after an unknown outcome) only once the server has shown it honours keys
-      (:attr:`WriteLedger.keys_shown`); a server that ignores the header (real GitHub)
+      (:meth:`WriteLedger.keys_shown_by`); a server that ignores the header (real GitHub)
       never shows it;
     - ``reconcile``: read the PR's comments back and look for the key's marker (works on
-      real GitHub), before the first POST and after an unknown outcome. With both off, an
-      unknown outcome stays unknown;
+      real GitHub), before the first POST, after an unknown outcome, and after a POST that
+      succeeded (to find and report copies: ``duplicated``). With both off, an unknown
+      outcome stays unknown, and a duplicate is seen only by the status tool;
     - ``policy``: attempts and backoff bounds (:data:`WRITE_POLICY`);
     - ``sleep``: how to wait (``time.sleep``; tests pass a recorder);
     - ``seed``: the jitter seed; ``None`` derives it from the idempotency key, so one
       business request always gets the same schedule;
-    - ``ledger``: what this process knows about its keyed writes (:class:`WriteLedger`);
-      contexts writing to the same service should share one;
+    - ``ledger``: what this process knows about its keyed writes (:class:`WriteLedger`).
+      Single flight holds only between contexts that share one. Left out, the context
+      takes its host's (:meth:`with_host_state`: every write context of one
+      :class:`~tutorial_lib.core.host.Host` shares one ledger); given, it is kept as is;
     - ``events``: every step of every call, appended (see :class:`WriteEvent`).
     """
 
@@ -367,8 +457,19 @@ class WriteContext:
     policy: RetryPolicy = WRITE_POLICY
     sleep: Callable[[float], None] = time.sleep
     seed: int | None = None
-    ledger: WriteLedger = field(default_factory=WriteLedger)
+    ledger: WriteLedger = field(default_factory=lambda: _OwnLedger())
     events: list[WriteEvent] = field(default_factory=list)
+
+    def with_host_state(self, state: HostState) -> WriteContext:
+        """This context with its host's ledger, unless a ledger was given explicitly
+        (the host calls it once, when it is built; ``events`` stay the same list)."""
+        if not isinstance(self.ledger, _OwnLedger):
+            return self
+        return replace(self, ledger=state.get("github.write_ledger", WriteLedger))
+
+
+class _OwnLedger(WriteLedger):
+    """The ledger a context makes when none is given: its host's ledger replaces it."""
 
 
 # --------------------------------------------------------------------------- contracts
@@ -412,6 +513,114 @@ COMMENT_STATUS_SCHEMA: dict[str, Any] = {
 }
 
 
+_STATUS_CHECK = {
+    "type": "object",
+    "description": f"The exact {COMMENT_STATUS} call to make next.",
+    "required": ["name", "arguments"],
+    "additionalProperties": False,
+    "properties": {
+        "name": {"const": COMMENT_STATUS},
+        "arguments": {
+            "type": "object",
+            "required": ["repository", "pr", "idempotency_key"],
+            "additionalProperties": False,
+            "properties": {
+                "repository": {"type": "string"},
+                "pr": {"type": "integer"},
+                "idempotency_key": {"type": "string"},
+            },
+        },
+    },
+}
+
+_DUPLICATE_IDS = {
+    "type": "array",
+    "items": {"type": "integer"},
+    "minItems": 2,
+    "description": "Every comment that carries this key's marker, oldest first: copies of"
+    " ONE business request. A person should delete all but one; nothing was deleted.",
+}
+
+#: ``data`` of a ``github_pr_create_comment`` success. ``duplicate_ids``, ``warning`` and
+#: ``suggestion`` come exactly with ``status: "duplicated"``; ``warning`` and ``next_tool``
+#: without duplicates mean the read-back that looks for copies failed (the status check
+#: settles it).
+CREATE_COMMENT_DATA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "status",
+        "evidence",
+        "repository",
+        "pr",
+        "comment_id",
+        "url",
+        "idempotency_key",
+        "attempts",
+    ],
+    "additionalProperties": False,
+    "properties": {
+        "status": {"enum": ["posted", "already_posted", "duplicated"]},
+        "evidence": {"enum": ["created", "replayed", "found_by_marker", "earlier_call"]},
+        "repository": {"type": "string"},
+        "pr": {"type": "integer"},
+        "comment_id": {"type": "integer", "description": "The comment this call made or found."},
+        "url": {"type": ["string", "null"]},
+        "idempotency_key": {"type": "string"},
+        "attempts": {"type": "integer", "description": "POSTs this call made (0: none)."},
+        "duplicate_ids": _DUPLICATE_IDS,
+        "warning": {"type": "string"},
+        "suggestion": {"type": "string"},
+        "next_tool": _STATUS_CHECK,
+    },
+    "if": {"properties": {"status": {"const": "duplicated"}}},
+    "then": {"required": ["duplicate_ids", "warning", "suggestion"]},
+    "else": {"not": {"anyOf": [{"required": ["duplicate_ids"]}, {"required": ["suggestion"]}]}},
+    "dependentRequired": {"next_tool": ["warning"]},
+}
+
+#: ``data`` of a ``github_pr_get_comment_status`` success: ``comment_id`` and ``url``
+#: unless ``absent``; ``may_still_land`` only with ``absent``; ``duplicate_ids``,
+#: ``warning`` and ``suggestion`` exactly with ``duplicated``.
+COMMENT_STATUS_DATA_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["repository", "pr", "idempotency_key", "state", "comments_checked"],
+    "additionalProperties": False,
+    "properties": {
+        "repository": {"type": "string"},
+        "pr": {"type": "integer"},
+        "idempotency_key": {"type": "string"},
+        "state": {"enum": ["posted", "absent", "duplicated"]},
+        "comment_id": {"type": "integer", "description": "The oldest comment with the key."},
+        "url": {"type": ["string", "null"]},
+        "may_still_land": {"type": "boolean"},
+        "duplicate_ids": _DUPLICATE_IDS,
+        "warning": {"type": "string"},
+        "suggestion": {"type": "string"},
+        "comments_checked": {
+            "type": "integer",
+            "description": "Conversation comments read (every page of the PR's).",
+        },
+    },
+    "oneOf": [
+        {
+            "properties": {"state": {"const": "absent"}},
+            "required": ["may_still_land"],
+            "not": {"anyOf": [{"required": [f]} for f in ("comment_id", "duplicate_ids")]},
+        },
+        {
+            "properties": {"state": {"const": "posted"}},
+            "required": ["comment_id", "url"],
+            "not": {"anyOf": [{"required": [f]} for f in ("may_still_land", "duplicate_ids")]},
+        },
+        {
+            "properties": {"state": {"const": "duplicated"}},
+            "required": ["comment_id", "url", "duplicate_ids", "warning", "suggestion"],
+            "not": {"required": ["may_still_land"]},
+        },
+    ],
+}
+
+
 def _value_error(name: str, value: Any, error: ValidationError) -> ContractError:
     """The write tools' wording of their own value errors (the PR fields: as the reads)."""
     if name == "body":
@@ -450,9 +659,12 @@ class CommentWrite:
 
     The road's execution station runs :meth:`run`: single flight on the key (the ledger),
     :meth:`pre_check`, then post and, after each failed POST, let :meth:`after_failure`
-    decide. A call ends either with the ``data`` of a success (:meth:`result`) or by
-    raising the ContractError of a ``not_posted`` result (:meth:`not_posted`) or an
-    ``unknown`` one (:meth:`unknown`). Every step is recorded in ``context.events``.
+    decide; after a POST that succeeded, with reconciliation on, :meth:`verify` looks for
+    other copies. A call ends either with the ``data`` of a success (:meth:`result`:
+    ``posted``, ``already_posted``, or ``duplicated`` when it saw more than one comment
+    with the key's marker) or by raising the ContractError of a ``not_posted`` result
+    (:meth:`not_posted`) or an ``unknown`` one (:meth:`unknown`). Every step is recorded
+    in ``context.events``.
     """
 
     def __init__(self, context: WriteContext, args: Mapping[str, Any]) -> None:
@@ -463,6 +675,9 @@ class CommentWrite:
         self.key: str = args["idempotency_key"]
         self.text: str = args["body"]
         self.body = with_marker(self.text, self.key)
+        #: What the ledger knows this call by: (service, repository, PR, key).
+        self.scope = WriteScope.of(context.client, self.repository, self.pr, self.key)
+        self.service = self.scope.service
         digest = hashlib.sha256(self.key.encode()).digest()
         # an explicit byte order: before Python 3.11 it has no default
         derived = int.from_bytes(digest[:8], "big")
@@ -476,19 +691,24 @@ class CommentWrite:
         self.unsettled = False
         #: The comment found already posted with this key (None: not found).
         self.found: Mapping[str, Any] | None = None
+        #: The ids of the comments carrying the key's marker at the last read-back (or as
+        #: the ledger knew them); more than one: the result is ``duplicated``.
+        self.copies: tuple[int, ...] = ()
+        #: The code of a failed :meth:`verify` read (None: it succeeded, or did not run).
+        self.verify_failed: str | None = None
 
     # -- the station -----------------------------------------------------------------------
 
     def run(self) -> dict[str, Any]:
-        """Execution: one call per key at a time, the pre-check, then post (again) until a
-        success or a decision to stop."""
-        with self.ledger.hold(self.key) as waited:
+        """Execution: one call per scope (service, repository, PR, key) at a time, the
+        pre-check, then post (again) until a success or a decision to stop."""
+        with self.ledger.hold(self.scope) as waited:
             if waited:
                 self.record("queued", "waited for another call with the same key to end")
             return self.run_alone()
 
     def run_alone(self) -> dict[str, Any]:
-        """:meth:`run` once this call holds the key."""
+        """:meth:`run` once this call holds its scope."""
         self.pre_check()
         if self.found is not None:
             return self.found_result()
@@ -507,7 +727,9 @@ class CommentWrite:
                 failed = exc
             else:
                 if posted.replayed:
-                    self.ledger.note_key_support("replayed")
+                    self.ledger.note_key_support("replayed", self.service)
+                if self.context.reconcile:
+                    self.verify(posted.comment)
                 status: WriteStatus = "already_posted" if posted.replayed else "posted"
                 evidence = "replayed" if posted.replayed else "created"
                 return self.result(status, posted.comment, evidence)
@@ -533,14 +755,14 @@ class CommentWrite:
         confirmation let the call through.
         """
         context, ledger = self.context, self.ledger
-        done = ledger.done(self.key)
+        done = ledger.done(self.scope)
         if done is not None:
-            comment, text = done
-            if text.strip() != self.text.strip():
+            if done.text.strip() != self.text.strip():
                 self.not_posted(_key_reused(self.key), "make a new key for a new comment")
-            self.found = comment
+            self.found = done.comment
+            self.copies = done.copies
             return
-        self.unsettled = ledger.unsettled(self.key)
+        self.unsettled = ledger.unsettled(self.scope)
         if context.reconcile:
             found = self.read_back("pre_check")
             if isinstance(found, ContractError):
@@ -556,8 +778,8 @@ class CommentWrite:
             if found is not None:
                 self.found = found
                 return
-            if self.unsettled and not ledger.may_still_land(self.key):
-                ledger.forget_unsettled(self.key)  # it cannot land any more: absent is proof
+            if self.unsettled and not ledger.may_still_land(self.scope):
+                ledger.forget_unsettled(self.scope)  # it cannot land any more: absent is proof
                 self.unsettled = False
         if self.unsettled and not self.keys_proven():
             self.unknown(
@@ -568,7 +790,7 @@ class CommentWrite:
     def keys_proven(self) -> bool:
         """Whether a resend with the same key is guaranteed not to write twice: this tool
         sends keys AND the server has shown it honours them."""
-        return self.context.server_keys and self.ledger.keys_shown
+        return self.context.server_keys and self.ledger.keys_shown_by(self.service)
 
     # -- after a failed POST -----------------------------------------------------------------
 
@@ -606,9 +828,10 @@ class CommentWrite:
         state = error.operation_state
         if state == "unknown":
             self.unsettled = True
-            self.ledger.note_unknown(self.key, sent_at)
+            self.ledger.note_unknown(self.scope, sent_at)
         if self.context.server_keys and _about_the_key(error):
-            self.ledger.note_key_support(f"HTTP {error.log.get('status')} about the key")
+            shown = f"HTTP {error.log.get('status')} about the key"
+            self.ledger.note_key_support(shown, self.service)
         self.retry_after.append(retry_after_seconds(error))
         self.record(
             "failure",
@@ -659,13 +882,34 @@ class CommentWrite:
         if isinstance(comments, ContractError):
             return comments
         check = reconcile(comments, self.key, self.text)
-        found = len(find_marked(comments, self.key))
-        self.record(step, f"{found} comment(s) with the marker among {len(comments)}")
+        self.count_copies(step, comments)
         if check["state"] == "found":
             return next(c for c in comments if c["id"] == check["comment_id"])
         if check["state"] == "key_reused":
             return _key_reused(self.key)
         return None
+
+    def verify(self, comment: Mapping[str, Any]) -> None:
+        """After a POST that succeeded (``comment``: what the server answered), with
+        reconciliation on: read the comments back and count the copies carrying the key's
+        marker. Another process, or a host with a ledger of its own, may have posted the
+        same request meanwhile; more than one copy makes the result ``duplicated``. It
+        changes nothing and deletes nothing; a failed read leaves the result ``posted``
+        with a warning and the status check to run (:meth:`result`)."""
+        comments = self.read_comments("verify")
+        if isinstance(comments, ContractError):
+            self.verify_failed = comments.code
+            return
+        self.count_copies("verify", comments)
+        self.copies = tuple(sorted({*self.copies, comment["id"]}))
+
+    def count_copies(self, step: str, comments: Sequence[Mapping[str, Any]]) -> None:
+        """Note which of ``comments`` carry the key's marker (:attr:`copies`), as a
+        ``step`` event with their ids."""
+        ids = marked_ids(comments, self.key)
+        self.copies = tuple(ids)
+        detail = f"{len(ids)} comment(s) with the marker among {len(comments)}"
+        self.record(step, detail, comment_ids=self.copies)
 
     def read_comments(self, step: str) -> list[dict[str, Any]] | ContractError:
         """The PR's comments; a read changes nothing, so a failed one is retried within
@@ -710,11 +954,15 @@ class CommentWrite:
     def result(
         self, status: WriteStatus, comment: Mapping[str, Any], evidence: str
     ) -> dict[str, Any]:
-        """The ``data`` of a success: ``posted`` or ``already_posted``, with its evidence;
-        the ledger now knows the key is done."""
-        self.ledger.note_done(self.key, comment, self.text)
-        self.record("result", f"{status} ({evidence})")
-        return {
+        """The ``data`` of a success: ``posted`` or ``already_posted``, with its evidence,
+        or ``duplicated`` (with ``duplicate_ids``, a warning and what to do) when more than
+        one comment carried the key's marker; the ledger now knows the scope is done."""
+        copies = tuple(sorted({*self.copies, comment["id"]}))
+        if len(copies) > 1:
+            status = "duplicated"
+        self.ledger.note_done(self.scope, comment, self.text, copies)
+        self.record("result", f"{status} ({evidence})", comment_ids=copies)
+        data: dict[str, Any] = {
             "status": status,
             "evidence": evidence,
             "repository": self.repository,
@@ -724,13 +972,24 @@ class CommentWrite:
             "idempotency_key": self.key,
             "attempts": self.attempt,
         }
+        if status == "duplicated":
+            data.update(duplicates_report(copies, self.key))
+        elif self.verify_failed is not None:
+            check = {"repository": self.repository, "pr": self.pr, "idempotency_key": self.key}
+            data["warning"] = (
+                "the comment exists, but the read-back that looks for other copies of it"
+                f" failed ({self.verify_failed}): another process may have posted the same"
+                " request; run next_tool to check"
+            )
+            data["next_tool"] = {"name": COMMENT_STATUS, "arguments": check}
+        return data
 
     def found_result(self, comment: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The ``already_posted`` data for the comment found (by default the pre-check's):
         evidence ``earlier_call`` when the ledger knew it, else ``found_by_marker``."""
         found = comment if comment is not None else self.found
         assert found is not None
-        known = self.ledger.done(self.key)
+        known = self.ledger.done(self.scope)
         evidence = "earlier_call" if comment is None and known is not None else "found_by_marker"
         return self.result("already_posted", found, evidence)
 
@@ -776,10 +1035,30 @@ class CommentWrite:
         *,
         code: str | None = None,
         operation_state: OperationState | None = None,
+        comment_ids: tuple[int, ...] = (),
     ) -> None:
         """Append a :class:`WriteEvent` to ``context.events``."""
-        event = WriteEvent(step, self.attempt, detail, wait_s, code, operation_state)
+        event = WriteEvent(step, self.attempt, detail, wait_s, code, operation_state, comment_ids)
         self.context.events.append(event)
+
+
+def duplicates_report(copies: Sequence[int], key: str) -> dict[str, Any]:
+    """The fields that report duplicates of ``key`` (``copies``: every comment id carrying
+    its marker, two or more): ``duplicate_ids``, ``warning``, ``suggestion``. Nothing is
+    deleted: a person decides which copy stays."""
+    ids = sorted(copies)
+    keep, extra = ids[0], ids[1:]
+    listed = ", ".join(str(i) for i in extra)
+    return {
+        "duplicate_ids": ids,
+        "warning": f"{len(ids)} comments carry the marker of idempotency key {key}: one"
+        f" request was posted {len(ids)} times (comment ids {', '.join(map(str, ids))})."
+        " Nothing was deleted.",
+        "suggestion": "tell the user that the comment was posted more than once and that a"
+        f" person should delete all copies but one on GitHub (for example keep the oldest,"
+        f" {keep}, and delete {listed}); do not post again, with this key or a new one, and"
+        " do not delete comments yourself",
+    }
 
 
 def _key_reused(key: str) -> ContractError:
@@ -810,12 +1089,12 @@ def retry_after_seconds(error: ContractError) -> float | None:
 
 
 def write_status(envelope: Mapping[str, Any]) -> WriteStatus:
-    """One of ``posted``, ``already_posted``, ``not_posted``, ``unknown`` for any result of
-    the ``github_pr_create_comment`` tool (a failure that is not ``unknown`` is
-    ``not_posted``)."""
+    """One of ``posted``, ``already_posted``, ``duplicated``, ``not_posted``, ``unknown`` for
+    any result of the ``github_pr_create_comment`` tool (a failure that is not ``unknown``
+    is ``not_posted``). ``duplicated`` is a success: the comment exists, more than once."""
     if envelope.get("ok"):
         status = envelope["data"]["status"]
-        if status not in ("posted", "already_posted"):
+        if status not in ("posted", "already_posted", "duplicated"):
             raise ValueError(f"not a write result: status {status!r}")
         return status
     state = envelope["error"]["operation_state"]
@@ -841,19 +1120,28 @@ def _comment_status(
 ) -> dict[str, Any]:
     """Execution of github_pr_get_comment_status: read the comments, look for the marker.
 
-    ``absent`` comes with ``may_still_land``: whether this process sent an attempt of
-    unknown outcome with the key less than ``settle_after_s`` ago (then "absent" is not
-    proof yet). A comment found settles the key in the ledger."""
+    ``posted``: one comment carries it; ``duplicated``: several do (``comment_id`` the
+    oldest, ``duplicate_ids`` all of them, a warning and what a person should do; nothing
+    is deleted); ``absent``: none, with ``may_still_land``: whether this process sent an
+    attempt of unknown outcome with the key less than ``settle_after_s`` ago (then
+    "absent" is not proof yet). A comment found settles the scope in the ledger, with the
+    copies seen."""
     repository, pr, key = args["repository"], args["pr"], args["idempotency_key"]
+    scope = WriteScope.of(context.client, repository, pr, key)
     comments = context.client.list_issue_comments(repository, pr)
     found = sorted(find_marked(comments, key), key=lambda c: c["id"])
     data: dict[str, Any] = {"repository": repository, "pr": pr, "idempotency_key": key}
     if found:
         comment = found[0]
-        data.update(state="posted", comment_id=comment["id"], url=comment.get("html_url"))
-        context.ledger.note_done(key, comment, _text(comment)[: -len(marker(key))])
+        copies = [c["id"] for c in found]
+        state = "duplicated" if len(copies) > 1 else "posted"
+        data.update(state=state, comment_id=comment["id"], url=comment.get("html_url"))
+        if state == "duplicated":
+            data.update(duplicates_report(copies, key))
+        text = _text(comment)[: -len(marker(key))]
+        context.ledger.note_done(scope, comment, text, copies)
     else:
-        data.update(state="absent", may_still_land=context.ledger.may_still_land(key))
+        data.update(state="absent", may_still_land=context.ledger.may_still_land(scope))
     data["comments_checked"] = len(comments)
     return data
 
@@ -862,12 +1150,16 @@ CREATE_COMMENT_DESCRIPTION = (
     "Post a conversation comment on one pull request, at most once per idempotency_key."
     " Writes to GitHub (visible to everyone on the PR).\n"
     "Make ONE idempotency_key per comment and reuse it unchanged if you call again for the"
-    " same comment. Results: ok with data.status 'posted' (created now) or 'already_posted'"
-    " (it existed: replayed, found, or seen by an earlier call); or an error whose"
+    " same comment. Results: ok with data.status 'posted' (created now), 'already_posted'"
+    " (it existed: replayed, found, or seen by an earlier call) or 'duplicated' (it exists"
+    " more than once, e.g. another process posted it too: data.duplicate_ids lists every"
+    " copy; tell the user a person should delete all but one, never post again and never"
+    " delete anything yourself); or an error whose"
     " operation_state says what is true: 'not_applied' (nothing was posted; the code says"
     " why) or 'unknown' (it may exist: call next_tool, github_pr_get_comment_status, before"
     " anything else; calling this tool again later with the SAME key is safe, it checks"
-    " first; never post again with a new key). The posted text ends with an invisible marker line"
+    " first; never post again with a new key). A data.warning with next_tool asks for that"
+    " status check too. The posted text ends with an invisible marker line"
     " (<!-- tutorial-lib:idempotency-key=... -->) that lets a later check find it.\n"
     'Example: {"repository": "example/shop", "pr": 128, "body": "Summary: ...",'
     ' "idempotency_key": "review-128-summary-1"}'
@@ -875,9 +1167,13 @@ CREATE_COMMENT_DESCRIPTION = (
 
 COMMENT_STATUS_DESCRIPTION = (
     "Check whether the comment written with idempotency_key exists on the pull request:"
-    " data.state 'posted' (with comment_id) or 'absent' (with may_still_land: true while"
-    " a request with this key may still be in flight, so 'absent' is not proof yet)."
-    " Read-only. Use it after github_pr_create_comment answered operation_state 'unknown'."
+    " data.state 'posted' (with comment_id), 'duplicated' (more than one comment carries"
+    " the key: duplicate_ids lists all of them, oldest first) or 'absent' (with"
+    " may_still_land: true while a request with this key may still be in flight, so"
+    " 'absent' is not proof yet). Read-only: it reads every page of the PR's conversation"
+    " and deletes nothing; for 'duplicated', tell the user a person should delete all"
+    " copies but one. Use it after github_pr_create_comment answered operation_state"
+    " 'unknown' or a warning."
     ' Example: {"repository": "example/shop", "pr": 128,'
     ' "idempotency_key": "review-128-summary-1"}'
 )
@@ -896,6 +1192,7 @@ CREATE_COMMENT_SPEC = ToolSpec(
     title="Post a comment on a pull request (once per key)",
     description=CREATE_COMMENT_DESCRIPTION,
     input_schema=CREATE_COMMENT_SCHEMA,
+    output_schema=CREATE_COMMENT_DATA_SCHEMA,
     annotations=GITHUB_WRITE,
     check=check_body_text,
     execute=_create,
@@ -909,6 +1206,7 @@ COMMENT_STATUS_SPEC = ToolSpec(
     title="Check whether a keyed comment exists on a pull request",
     description=COMMENT_STATUS_DESCRIPTION,
     input_schema=COMMENT_STATUS_SCHEMA,
+    output_schema=COMMENT_STATUS_DATA_SCHEMA,
     annotations=GITHUB_READ_ONLY,
     execute=_comment_status,
     source=_source,
