@@ -184,7 +184,7 @@ HTTP_SEND_SPEC = ToolSpec(
     check=_check,
     execute=_send,
     source=_source,
-    posted_text=("url", "body"),
+    posted_text=("body",),
     preview=_preview,
     value_error=_value_error,
 )

@@ -541,11 +541,14 @@ def chapter_host(
     defences: Defences = "all",
     clock: Callable[[], float] | None = None,
     observer: Callable[[Any, Any], object] | None = None,
+    approved_in_advance: bool = False,
 ) -> Host:
     """The host of one task in ``world``: with defences, the operator's declarations
     (:data:`CHAPTER_ACCESS`) and ``scope`` (authorization, confirmation by class), plus the
     output check on posted text; with ``"none"``, an unguarded host (the failure shown on
-    purpose). It logs into ``world.log``."""
+    purpose). It logs into ``world.log``. ``approved_in_advance``: the user approved every
+    call the scope allows before the task started (no question is asked: chapter 06 shows
+    what the scope alone does; chapter 07 asks instead)."""
     if defences == "none":
         return Host(
             world.registry,
@@ -558,6 +561,7 @@ def chapter_host(
         world.registry,
         access=CHAPTER_ACCESS,
         scope=scope,
+        confirm=dict.fromkeys(CHAPTER_ACCESS) if approved_in_advance else None,
         extra_stations=[outside_link_station(OutputPolicy())],
         log=world.log,
         clock=clock or StepClock(),
@@ -583,18 +587,26 @@ def run_task(
     *,
     defences: Defences = "all",
     scope: TaskScope = READ_SCOPE,
+    approved_in_advance: bool = False,
 ) -> Run:
     """Let the obedient model (which obeys ``book``) do ``task`` in ``world``.
 
-    With ``defences`` other than ``"none"``, every call passes :func:`chapter_stations` of
-    ``scope``; with ``"all"``, the report is built from evidence.
+    With ``defences`` other than ``"none"``, every call passes the host of
+    :func:`chapter_host` for ``scope`` (``approved_in_advance``: no questions); with
+    ``"all"``, the report is built from evidence.
     """
     calls: list[tuple[str, Mapping[str, Any]]] = []
 
     def observe(name: Any, arguments: Any) -> None:
         calls.append((name, copy.deepcopy(arguments)))
 
-    host = chapter_host(world, scope, defences=defences, observer=observe)
+    host = chapter_host(
+        world,
+        scope,
+        defences=defences,
+        observer=observe,
+        approved_in_advance=approved_in_advance,
+    )
     model = ObedientModel(task, book, user_request=task.request)
     transcript = run_agent(model, host, max_steps=30)
 

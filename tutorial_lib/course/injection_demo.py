@@ -146,7 +146,9 @@ def boundary_rows(scopes: Mapping[str, TaskScope]) -> list[list[str]]:
         for scope in scopes.values():
             with open_world() as world:
                 before = effects_of(world)
-                result = chapter_host(world, scope).call(tool, dict(arguments))
+                # the user approved each call in advance: the table shows the scope alone
+                host = chapter_host(world, scope, approved_in_advance=True)
+                result = host.call(tool, dict(arguments))
                 if result["ok"]:
                     row.append(f"执行：{effects_of(world).since(before)}")
                 else:
@@ -160,8 +162,10 @@ def trifecta_rows() -> list[list[str]]:
     """The ``.env``-to-attacker payload (P05) against a task that holds all three legs of
     the lethal trifecta, then with one leg removed at a time.
 
-    Every run has the authorization station: it enforces the scope it is given. The
-    columns: calls executed, calls refused, whether the secret left the system.
+    Every run has the authorization station: it enforces the scope it is given; the user
+    approved the scope's calls in advance (no question: chapter 07's defence is left out
+    to show what the scope alone does). The columns: calls executed, calls refused,
+    whether the secret left the system.
     """
     payload = next(p for p in PAYLOADS if p.payload_id == "P05")
     broad = TaskScope(
@@ -183,9 +187,11 @@ def trifecta_rows() -> list[list[str]]:
             book: list[PlacedPayload] = []
             if attacked:
                 book.append(place(world, "review_comment", payload))
-            run_task(world, TASKS[0], book, defences="station", scope=scope)
+            run_task(
+                world, TASKS[0], book, defences="station", scope=scope, approved_in_advance=True
+            )
             executed = sum(r.station == "execution" for r in world.log)
-            refused = sum(r.station == "authorization" for r in world.log)
+            refused = sum(r.station in ("authorization", "resolution") for r in world.log)
             leaked = any(SECRET_VALUE in r.body for r in world.gateway.requests)
             rows.append([label, str(executed), str(refused), "是" if leaked else "否"])
     return rows
