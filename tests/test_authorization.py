@@ -21,7 +21,6 @@ from jsonschema import Draft202012Validator
 
 from tutorial_lib.core.authorization import (
     ACTION_CLASSES,
-    SECRET_PATTERNS,
     ActionClass,
     TaskScope,
     ToolAccess,
@@ -35,6 +34,7 @@ from tutorial_lib.core.authorization import (
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.road import PendingCall
+from tutorial_lib.core.secrets import DEFAULT_SECRET_POLICY, SecretPolicy
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, READ_ONLY_LOCAL, Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import InProcessHandle, serve_in_process
@@ -148,7 +148,6 @@ SECRETS = [
     "certs/server.pem",
     "tls/site.KEY",
     ".ssh/id_rsa",
-    "id_rsa.pub",
     "credentials.json",
     "credentials/aws",
     "Credentials.yml",
@@ -168,17 +167,37 @@ def test_secret_bearing_files_need_their_own_grant(path: str) -> None:
     authorize(with_grant, ACCESS, pending("file_read", {"path": path}))
 
 
-@pytest.mark.parametrize("path", ["environment.md", "docs/env.txt", "keys.md", "secret.txt"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "environment.md",
+        "docs/env.txt",
+        "keys.md",
+        "secret.txt",
+        # the public half of a key pair, a template with placeholders, source about secrets
+        "id_rsa.pub",
+        ".env.example",
+        "stubs/secrets.pyi",
+        "src/credentials.py",
+    ],
+)
 def test_ordinary_names_are_not_secrets(path: str) -> None:
     assert not is_secret_path(path)
 
 
-def test_the_workspace_adds_its_own_secret_patterns() -> None:
+def test_the_operator_denies_and_allows_patterns_in_the_one_policy() -> None:
     assert not is_secret_path("deploy/vault.json")
-    assert is_secret_path("deploy/VAULT.json", ["vault.*"])
-    scope = TaskScope(frozenset(), (".",), ALL, secret_patterns=("vault.*",))
+    vault = SecretPolicy(deny=("vault.*",))
+    assert is_secret_path("deploy/VAULT.json", vault)
+    scope = TaskScope(frozenset(), (".",), ALL, secrets=vault)
     refusal(scope, ACCESS, pending("file_read", {"path": "deploy/vault.json"}))
-    assert {".env", "*.pem", "id_rsa*"} <= set(SECRET_PATTERNS)
+    assert {".env", "*.pem", "id_rsa*"} <= set(DEFAULT_SECRET_POLICY.defaults)
+    # a key that is public on purpose (a test fixture) can be let through by the operator
+    public = TaskScope(frozenset(), (".",), ALL, secrets=SecretPolicy(allow=("fixture.key",)))
+    authorize(public, ACCESS, pending("file_read", {"path": "tests/fixture.key"}))
+    refusal(public, ACCESS, pending("file_read", {"path": "tests/other.key"}))
+    with pytest.raises(ValueError, match="SecretPolicy"):
+        TaskScope(secrets=("vault.*",))  # type: ignore[arg-type]
 
 
 def test_an_undeclared_tool_is_refused_whatever_it_claims() -> None:

@@ -11,8 +11,9 @@ each on its own:
   deploy. Reading and sending are separate grants: a task that may read private data
   and may not send it out has removed one leg of the "lethal trifecta".
 
-Sensitivity is part of the grant: a secret-bearing file (:data:`SECRET_PATTERNS`, plus a
-per-workspace list) needs its own grant (``secrets_granted``), whatever the action.
+Sensitivity is part of the grant: a secret-bearing file (by the task's one
+:class:`~tutorial_lib.core.secrets.SecretPolicy`, the same object search_files asks)
+needs its own grant (``secrets_granted``), whatever the action.
 
 Which class a tool belongs to, and where its resource is in the arguments, is declared by
 the *operator*, per tool name (:class:`ToolAccess`, an :data:`AccessMap`), never read from
@@ -41,21 +42,20 @@ business check has opened the file, a second station of the ``"resolution"`` slo
 
 from __future__ import annotations
 
-import fnmatch
 import posixpath
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 from tutorial_lib.core.contracts import ContractError
 from tutorial_lib.core.road import PendingCall, Station
+from tutorial_lib.core.secrets import DEFAULT_SECRET_POLICY, SecretPolicy
 
 __all__ = [
     "ACTION_CLASSES",
     "REFUSAL_RULES",
-    "SECRET_PATTERNS",
     "AccessMap",
     "ActionClass",
     "Resource",
@@ -81,20 +81,6 @@ ACTION_CLASSES: tuple[ActionClass, ...] = get_args(ActionClass)
 #: outbound request goes to, or a tool's own local store (tasks, jobs: no resource of its
 #: own to scope, so only the class grant decides).
 ResourceSystem = Literal["github", "workspace", "outbound", "local"]
-
-#: File names that bear secrets, matched case-insensitively against every component of a
-#: workspace path (a file ``.env``, or anything under a directory ``credentials``):
-#: dotenv files, private keys and certificates, SSH keys, credential and secret stores.
-SECRET_PATTERNS: tuple[str, ...] = (
-    ".env",
-    ".env.*",
-    "*.pem",
-    "*.key",
-    "id_rsa*",
-    "credentials*",
-    "*.p12",
-    "secrets.*",
-)
 
 #: The rule a refusal broke, in the order :func:`authorize` checks them; a refusal's
 #: ``error.log["rule"]`` (the operator's log, never the model's envelope) names one.
@@ -212,12 +198,10 @@ def normalize_workspace_path(path: str) -> str | None:
     return normal
 
 
-def is_secret_path(path: str, extra_patterns: Iterable[str] = ()) -> bool:
-    """Whether any component of workspace ``path`` matches :data:`SECRET_PATTERNS` or
-    ``extra_patterns`` (the workspace's own list), ignoring case."""
-    patterns = [p.casefold() for p in (*SECRET_PATTERNS, *extra_patterns)]
-    parts = [p.casefold() for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
-    return any(fnmatch.fnmatchcase(part, pattern) for part in parts for pattern in patterns)
+def is_secret_path(path: str, policy: SecretPolicy = DEFAULT_SECRET_POLICY) -> bool:
+    """Whether workspace ``path`` bears secrets by ``policy`` (one of its parts has a
+    secret name; :meth:`~tutorial_lib.core.secrets.SecretPolicy.is_secret`)."""
+    return policy.is_secret(path)
 
 
 @dataclass(frozen=True)
@@ -232,8 +216,9 @@ class TaskScope:
     - ``hosts``: the hosts an outbound request may go to (``"*"``: any host; only give it
       to a task with nothing private to lose);
     - ``secrets_granted``: whether secret-bearing files may be touched (their own grant);
-    - ``secret_patterns``: the workspace's own secret file patterns, on top of
-      :data:`SECRET_PATTERNS`.
+    - ``secrets``: which files bear secrets (:class:`~tutorial_lib.core.secrets.SecretPolicy`:
+      the library's defaults, the operator's ``deny`` and ``allow`` patterns); pass the
+      same object to search_files' ``SearchLimits(secrets=...)``: one policy, one answer.
     """
 
     repositories: frozenset[str] = frozenset()
@@ -241,7 +226,7 @@ class TaskScope:
     grants: frozenset[ActionClass] = frozenset()
     hosts: frozenset[str] = frozenset()
     secrets_granted: bool = False
-    secret_patterns: tuple[str, ...] = ()
+    secrets: SecretPolicy = DEFAULT_SECRET_POLICY
 
     def __post_init__(self) -> None:
         unknown = set(self.grants) - set(ACTION_CLASSES)
@@ -258,7 +243,8 @@ class TaskScope:
         object.__setattr__(self, "workspace_paths", tuple(prefixes))
         object.__setattr__(self, "grants", frozenset(self.grants))
         object.__setattr__(self, "hosts", frozenset(h.rstrip(".").lower() for h in self.hosts))
-        object.__setattr__(self, "secret_patterns", tuple(self.secret_patterns))
+        if not isinstance(self.secrets, SecretPolicy):
+            raise ValueError(f"secrets must be a SecretPolicy, not {type(self.secrets).__name__}")
 
     def holds_repository(self, repository: str) -> bool:
         """Whether ``repository`` is one of the task's (ignoring case, as GitHub does)."""
@@ -362,7 +348,7 @@ def _check_path(scope: TaskScope, resource: Resource, *, via: str | None = None)
     if not scope.holds_path(resource.name):
         where = f"path {name}" if via is None else name
         raise _refusal(f"{where} is outside this task's scope", resource, "outside_scope")
-    if not scope.secrets_granted and is_secret_path(resource.name, scope.secret_patterns):
+    if not scope.secrets_granted and scope.secrets.is_secret(resource.name):
         raise _refusal(
             f"{name} is a secret-bearing file: it needs its own grant",
             resource,
