@@ -257,14 +257,14 @@ def travel(
         ended = _pass(by_slot["confirmation"], call, tool, "confirmation")
         if ended is not None:
             return ended
-        # 7. execution
+        # 8. execution
         reached.append("execution")
         try:
             data = tool.execute(tool.context, arguments, checked)
         except ContractError as exc:
             return _ended(tool, exc, "execution")
         source = None if tool.source is None else tool.source(tool.context, arguments, data)
-    # 8. envelope check
+    # 9. envelope check
     reached.append("envelope_check")
     result = success(tool.name, data, source)
     _check(result, tool.name)
