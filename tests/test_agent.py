@@ -30,7 +30,9 @@ from tutorial_lib.agent.loop import (
     stop_on_first_page,
     zero_based_lines,
 )
+from tutorial_lib.core.authorization import TaskScope, local_access
 from tutorial_lib.core.contracts import ContractError, LogRecord, dumps
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.road import StepClock
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import build_store
@@ -63,7 +65,7 @@ def read(
     root: Path, path: str, mistakes: list[Mistake], *, bare_errors: bool = False
 ) -> Transcript:
     model = ScriptedModel(ReadWholeFile(path), mistakes)
-    return run_agent(model, bare(root) if bare_errors else rich(root))
+    return run_agent(model, Host(bare(root) if bare_errors else rich(root)))
 
 
 def figures(t: Transcript) -> tuple[Any, ...]:
@@ -150,10 +152,10 @@ def test_bare_guesses_are_fixed_and_never_touch_the_real_fault(root: Path) -> No
 
 def test_give_up_limit_and_max_steps(root: Path) -> None:
     model = ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()], give_up_after=3)
-    t = run_agent(model, bare(root))
+    t = run_agent(model, Host(bare(root)))
     assert (t.calls, t.final.gave_up if t.final else None) == (3, True)
     model = ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()])
-    t = run_agent(model, bare(root), max_steps=2)
+    t = run_agent(model, Host(bare(root)), max_steps=2)
     assert t.calls == 2 and t.final is None and t.steps_to_answer is None
     assert t.lines()[-1] == "(stopped: max_steps reached without an answer)"
 
@@ -183,7 +185,15 @@ def set_status(style: str, mistakes: list[Mistake], status: str = "in_progress")
     store = TaskStore({"T-1": "todo"})
     registry = Registry([task_set_status_spec(store, style=style)])  # type: ignore[arg-type]
     model = ScriptedModel(SetTaskStatus("T-1", status), mistakes)
-    return run_agent(model, registry)
+    # a write: declared, granted, and approved in advance by the user (the figures are
+    # about error styles, not confirmation)
+    host = Host(
+        registry,
+        access={"task_set_status": local_access("write", "tasks")},
+        scope=TaskScope(grants=frozenset({"write"})),
+        confirm={"task_set_status": None},
+    )
+    return run_agent(model, host)
 
 
 def test_guess_enum_recovers_in_two_calls_with_the_rich_error() -> None:
@@ -234,7 +244,7 @@ def test_the_transcript_lines_are_deterministic() -> None:
 def test_steps_record_arguments_as_sent_and_result_sizes(root: Path) -> None:
     log: list[LogRecord] = []
     model = ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()])
-    t = run_agent(model, rich(root), log=log, clock=StepClock())
+    t = run_agent(model, Host(rich(root), log=log, clock=StepClock()))
     for number, step in enumerate(t.steps, 1):
         assert step.number == number and step.name == "read_lines"
         assert step.result_chars == len(dumps(step.result))
@@ -244,7 +254,7 @@ def test_steps_record_arguments_as_sent_and_result_sizes(root: Path) -> None:
 
 def test_the_model_is_a_pure_function_of_the_transcript(root: Path) -> None:
     model = ScriptedModel(ReadWholeFile("long.txt"), [integers_as_strings()])
-    t = run_agent(model, rich(root))
+    t = run_agent(model, Host(rich(root)))
     replay = Transcript()
     for step in t.steps:
         action = model.next_action(replay)
@@ -270,10 +280,10 @@ def flaky_tool(root: Path, failures: int) -> ToolSpec:
 
 
 def test_with_backoff_is_retried_a_bounded_number_of_times(root: Path) -> None:
-    t = run_agent(ScriptedModel(ReadWholeFile("notes.txt")), Registry([flaky_tool(root, 2)]))
+    t = run_agent(ScriptedModel(ReadWholeFile("notes.txt")), Host(Registry([flaky_tool(root, 2)])))
     assert (t.calls, t.invalid_calls, t.steps_to_answer) == (3, 2, 3)
     assert len({str(s.arguments) for s in t.steps}) == 1  # the same call each time
-    t = run_agent(ScriptedModel(ReadWholeFile("notes.txt")), Registry([flaky_tool(root, 3)]))
+    t = run_agent(ScriptedModel(ReadWholeFile("notes.txt")), Host(Registry([flaky_tool(root, 3)])))
     assert t.calls == 3
     assert t.final == FinalAnswer(
         "stopped on temporary_unavailable: next step retry_with_backoff", gave_up=True
@@ -303,7 +313,7 @@ def test_an_unknown_tool_is_not_guessed_around(root: Path) -> None:
                 )
             return ToolCall("readLines", {"path": "notes.txt", "start": 1, "count": 1})
 
-    t = run_agent(Typo(), rich(root))
+    t = run_agent(Typo(), Host(rich(root)))
     assert (t.calls, t.steps[0].error_code, t.final) == (
         1,
         "unknown_tool",
@@ -325,7 +335,7 @@ def github_registry() -> Iterator[Registry]:
 
 def review(registry: Registry, mistakes: list[Mistake], **goal: Any) -> Transcript:
     model = ScriptedModel(ReviewPullRequest("example/shop", 128, **goal), mistakes)
-    return run_agent(model, registry)
+    return run_agent(model, Host(registry))
 
 
 def test_review_pull_request_stopping_on_page_one_misses_the_open_remarks(

@@ -2,7 +2,7 @@
 
 - arbitrary arguments to every tool of the library (the workspace tools, chapter 03's task
   tool, the GitHub read and write tools against the emulator), through the one road
-  (tutorial_lib.core.road.call_tool), give a valid result envelope;
+  (a :class:`tutorial_lib.core.host.Host`'s ``call``), give a valid result envelope;
 - every code in the catalogue is produced by at least one real call below, and every code is
   named in chapter 03 (the lesson that teaches the decision table).
 """
@@ -25,14 +25,10 @@ from jsonschema import Draft202012Validator
 
 from tools.notebooks import ROOT
 from tutorial_lib.agent.outbound import HTTP_SEND_SPEC, OutboundGateway, http_send_spec
-from tutorial_lib.core.confirmation import (
-    ConfirmationFlow,
-    Question,
-    confirmation_station,
-    run_approved,
-)
-from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.authorization import TaskScope, workspace_access
+from tutorial_lib.core.confirmation import Question
+from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA, Envelope, LogRecord
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import serve
@@ -114,6 +110,18 @@ def registry(root: Path, client: GitHubClient) -> Registry:
     )
 
 
+def unguarded(tools: Registry, log: list[LogRecord] | None = None) -> Host:
+    """A host without guards, on purpose: these tests are about each tool's own handling
+    of its arguments (schema, business check, envelope), which guards would cut short
+    (the write, delete and send tools would stop at the confirmation station)."""
+    return Host(tools, log=log, unguarded=True)
+
+
+def call(tools: Registry, name: Any, args: Any) -> Envelope:
+    """One call of ``name`` on the road of an unguarded host of ``tools``."""
+    return unguarded(tools).call(name, args)
+
+
 def test_the_registry_holds_every_tool_of_the_library(
     workspace: Path, github: GitHubClient
 ) -> None:
@@ -147,7 +155,7 @@ arguments = json_values | st.dictionaries(field_names, json_values, max_size=5)
 def test_arbitrary_arguments_to_every_registered_tool_give_a_valid_envelope(
     workspace: Path, github: GitHubClient, name: str, args: Any
 ) -> None:
-    result = call_tool(registry(workspace, github), name, args)
+    result = call(registry(workspace, github), name, args)
     assert_final_form(result, name)
 
 
@@ -249,10 +257,11 @@ def test_hostile_arguments_to_every_tool_give_a_small_valid_envelope(
     assert set(VALID_ARGUMENTS) == set(tools.names)
     cases = list(hostile_cases())
     for name, args in cases:
-        log: list[Any] = []
-        result = call_tool(tools, name, args, log=log)
+        log: list[LogRecord] = []
+        result = unguarded(tools, log).call(name, args)
         assert_final_form(result, name)
-        json.dumps(log[0].to_dict(), ensure_ascii=False).encode("utf-8")  # the log too
+        for record in log:  # the log too (a composite's inner calls included)
+            json.dumps(record.to_dict(), ensure_ascii=False).encode("utf-8")
     assert len(cases) > 8 * 30
 
 
@@ -260,10 +269,10 @@ def test_hostile_arguments_give_a_valid_envelope_from_a_worker_thread(
     workspace: Path, github: GitHubClient
 ) -> None:
     # An MCP server or a web app calls tools from threads: no step may rely on the main one.
-    tools = registry(workspace, github)
+    host = unguarded(registry(workspace, github))
     cases = [case for i, case in enumerate(hostile_cases()) if i % 7 == 0]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda case: call_tool(tools, *case), cases))
+        results = list(pool.map(lambda case: host.call(*case), cases))
     for (name, _), result in zip(cases, results, strict=True):
         assert_final_form(result, name)
 
@@ -280,7 +289,7 @@ def test_a_trailing_newline_never_passes_a_pattern(
     workspace: Path, github: GitHubClient, name: str, field: str, value: str
 ) -> None:
     # Python's `$` matches before a final newline; JSON Schema's (ECMA-262) does not.
-    result = call_tool(registry(workspace, github), name, {**VALID_ARGUMENTS[name], field: value})
+    result = call(registry(workspace, github), name, {**VALID_ARGUMENTS[name], field: value})
     assert result["ok"] is False, result
     assert result["error"]["field"] == field
     assert result["error"]["code"] in ("invalid_value", "invalid_range"), result["error"]
@@ -290,7 +299,7 @@ def test_a_body_with_a_lone_surrogate_is_refused_before_any_request(
     workspace: Path, github: GitHubClient
 ) -> None:
     args = {**VALID_ARGUMENTS["github_pr_create_comment"], "body": "half \ud83d of an emoji"}
-    result = call_tool(registry(workspace, github), "github_pr_create_comment", args)
+    result = call(registry(workspace, github), "github_pr_create_comment", args)
     assert result["ok"] is False
     error = result["error"]
     assert (error["code"], error["field"], error["operation_state"]) == (
@@ -305,14 +314,14 @@ def test_deep_nesting_is_refused_by_name_and_echoed_small(
     workspace: Path, github: GitHubClient
 ) -> None:
     args = {**VALID_ARGUMENTS["read_lines"], "path": nested(990)}
-    error = call_tool(registry(workspace, github), "read_lines", args)["error"]
+    error = call(registry(workspace, github), "read_lines", args)["error"]
     assert (error["code"], error["field"]) == ("invalid_value", "path")
     assert "nested deeper than 32 levels" in error["message"]
 
 
 def test_a_huge_unknown_name_is_cut_in_every_echo(workspace: Path, github: GitHubClient) -> None:
     args = {**VALID_ARGUMENTS["read_lines"], "k" * 10_000_000: 1}
-    result = call_tool(registry(workspace, github), "read_lines", args)
+    result = call(registry(workspace, github), "read_lines", args)
     error = result["error"]
     assert error["code"] == "unknown_field"
     assert len(error["field"]) == 80 and error["field"].endswith("…")
@@ -322,25 +331,32 @@ def test_a_huge_unknown_name_is_cut_in_every_echo(workspace: Path, github: GitHu
 def list_comments_with_a_forged_cursor(tools: Registry) -> Any:
     """github_pr_list_comments against the emulator, given a cursor that was altered."""
     args = {"repository": "example/shop", "pr": 128}
-    first = call_tool(tools, "github_pr_list_comments", args)
+    first = call(tools, "github_pr_list_comments", args)
     ENVELOPE.validate(first)
     cursor = first["data"]["next_cursor"]
     forged = cursor[:-1] + ("A" if cursor[-1] != "A" else "B")
-    return call_tool(tools, "github_pr_list_comments", args | {"cursor": forged})
+    return call(tools, "github_pr_list_comments", args | {"cursor": forged})
 
 
 def confirmation_codes(tools: Registry) -> dict[str, Any]:
-    """read_lines behind chapter 07's confirmation station: the first call asks the user
-    (confirmation_required); once the approval was used, running it again is refused
-    (approval_invalid)."""
-    flow = ConfirmationFlow("all-tools", clock=lambda: 0.0)
-    station = confirmation_station(flow, lambda call: Question("Read notes.txt?"))
+    """read_lines behind chapter 07's confirmation station (the host's, with a question of
+    its own for read_lines): the first call asks the user (confirmation_required); once the
+    approval was used, running it again is refused (approval_invalid)."""
+    host = Host(
+        tools,
+        access={"read_lines": workspace_access("read")},
+        scope=TaskScope(workspace_paths=(".",), grants=frozenset({"read"})),
+        confirm={"read_lines": lambda call: Question("Read notes.txt?")},
+        session="all-tools",
+        clock=lambda: 0.0,
+    )
     args = {"path": "notes.txt", "start": 1, "count": 1}
-    asked = call_tool(tools, "read_lines", args, stations=[station])
-    request_id = flow.requests[-1].request_id
-    flow.answer(request_id, "accept")
-    assert run_approved(flow, request_id, tools, stations=[station])["ok"] is True
-    replayed = run_approved(flow, request_id, tools, stations=[station])
+    asked = host.call("read_lines", args)
+    request_id = host.flow.requests[-1].request_id
+    assert asked["error"]["confirmation"]["request_id"] == request_id
+    host.flow.answer(request_id, "accept")
+    assert host.run_approved(request_id)["ok"] is True
+    replayed = host.run_approved(request_id)
     return {"confirmation_required": asked, "approval_invalid": replayed}
 
 
@@ -378,7 +394,7 @@ def produce_every_code(
             {"task_id": "T-1", "status": "done"},
             store=TaskStore({"T-1": "todo"}, lose_next_reply=True),
         ),
-        "unknown_tool": call_tool(tools, "github_repo_delete", {}),
+        "unknown_tool": call(tools, "github_repo_delete", {}),
         "invalid_cursor": list_comments_with_a_forged_cursor(tools),
         **confirmation_codes(tools),
     }

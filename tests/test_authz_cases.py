@@ -23,13 +23,15 @@ from typing import Any
 import pytest
 
 from tutorial_lib.agent.outbound import HTTP_SEND_SPEC
+from tutorial_lib.agent.suite import CHAPTER_ACCESS
 from tutorial_lib.core.authorization import (
     ACTION_CLASSES,
     REFUSAL_RULES,
+    TaskScope,
     is_secret_path,
     normalize_workspace_path,
 )
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.course.authz_cases import (
     CARRIER_CASES,
@@ -447,8 +449,19 @@ def real_results(tmp_path: Path) -> Iterator[dict[str, set[str]]]:
                 *dangerous_tool_specs(dangerous),
             ]
         )
+        # a read task: chapter 06's declarations of the registered tools, reads granted on
+        # the repository and the whole workspace (the dangerous tools stay undeclared)
+        host = Host(
+            registry,
+            access={n: a for n, a in CHAPTER_ACCESS.items() if n in registry.names},
+            scope=TaskScope(
+                repositories=frozenset({"example/shop"}),
+                workspace_paths=(".",),
+                grants=frozenset({"read"}),
+            ),
+        )
         pr = {"repository": "example/shop", "pr": 128}
-        listed: Any = call_tool(registry, "github_pr_list_comments", pr)
+        listed: Any = host.call("github_pr_list_comments", pr)
         first = listed["data"]["comments"][0]
         one = {**pr, "comment_id": first["comment_id"]}
         detailed = {"response_format": "detailed"}
@@ -466,7 +479,7 @@ def real_results(tmp_path: Path) -> Iterator[dict[str, set[str]]]:
         ]
         found: dict[str, set[str]] = {}
         for name, args in calls:
-            result: Any = call_tool(registry, name, args)
+            result: Any = host.call(name, args)
             assert result["ok"] is True, (name, result)
             found.setdefault(name, set()).update(leaves(result["data"]))
         yield found

@@ -26,6 +26,7 @@ from tutorial_lib.agent.loop import (
     run_agent,
     zero_based_lines,
 )
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.course.checks import Case, check_hidden, run_cases
 from tutorial_lib.course.eval_cases import (
@@ -126,8 +127,8 @@ def plain(transcript: Transcript) -> list[dict[str, Any]]:
 
 def test_the_plain_data_of_real_runs_gets_the_same_figure(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("first\nsecond\nthird\n", encoding="utf-8")
-    rich = Registry([read_lines_tool(tmp_path)])
-    bare = Registry([with_bare_errors(read_lines_tool(tmp_path))])
+    rich = Host(Registry([read_lines_tool(tmp_path)]))  # read-only: no guards needed
+    bare = Host(Registry([with_bare_errors(read_lines_tool(tmp_path))]))
     runs = [
         run_agent(ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()]), rich),
         run_agent(ScriptedModel(ReadWholeFile("notes.txt"), [zero_based_lines()]), bare),

@@ -256,7 +256,7 @@ def test_optional_fields_become_required_and_nullable():
 
 
 def test_nullable_forms():
-    schema = {
+    schema: dict[str, Any] = {
         "type": "object",
         "properties": {
             "kind": {"enum": ["a", "b"]},
@@ -464,8 +464,8 @@ def test_short_changes_keep_path_keywords_and_action():
     assert "cursor: optional -> now required and nullable" in changes
     assert "(root): '$schema' -> dropped" in changes
     closing = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
-    cell = {r["aspect"]: r for r in compare_exports(spec_with(closing))}["argument schema"]
-    assert cell["openai_strict"] == "changed (1): (root): additionalProperties -> set to false"
+    row = {r["aspect"]: r for r in compare_exports(spec_with(closing))}["argument schema"]
+    assert row["openai_strict"] == "changed (1): (root): additionalProperties -> set to false"
 
 
 # ------------------------------------------------------------------ what the tool list costs

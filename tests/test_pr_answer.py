@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.course.pr_answer import (
     BOT_REASON,
@@ -42,24 +42,29 @@ SCOPE = {"repository": "example/shop", "pr": 128}
 KEY = b"course-demo-key-0123456789abcdef"
 
 
+def read_host(client: GitHubClient, **limits: int) -> Host:
+    """The host of chapter 04's read tools on ``client`` (read-only: no guards needed)."""
+    return Host(Registry(github_tool_specs(GitHubToolContext(client, CursorCodec(KEY), **limits))))
+
+
 @pytest.fixture(scope="module")
-def served() -> Iterator[tuple[Registry, GitHubClient]]:
+def served() -> Iterator[tuple[Host, GitHubClient]]:
     with serve(build_store()) as handle, GitHubClient(handle.base_url) as client:
-        yield Registry(github_tool_specs(GitHubToolContext(client, CursorCodec(KEY)))), client
+        yield read_host(client), client
 
 
 @pytest.fixture(scope="module")
-def registry(served: tuple[Registry, GitHubClient]) -> Registry:
+def host(served: tuple[Host, GitHubClient]) -> Host:
     return served[0]
 
 
-def read_all(registry: Registry, **extra: Any) -> tuple[list[dict[str, Any]], list[dict]]:
+def read_all(host: Host, **extra: Any) -> tuple[list[dict[str, Any]], list[dict]]:
     """(every comment entry, every page's data) of one listing followed to complete."""
     args: dict[str, Any] = SCOPE | extra
     entries: list[dict[str, Any]] = []
     pages: list[dict[str, Any]] = []
     while True:
-        envelope = call_tool(registry, "github_pr_list_comments", args)
+        envelope = host.call("github_pr_list_comments", args)
         assert envelope["ok"] is True, envelope
         data = envelope["data"]
         pages.append(data)
@@ -69,15 +74,15 @@ def read_all(registry: Registry, **extra: Any) -> tuple[list[dict[str, Any]], li
         args = args | {"cursor": data["next_cursor"]}
 
 
-def quote(registry: Registry, comment_id: int, field: str, words: str, **extra: Any) -> Evidence:
+def quote(host: Host, comment_id: int, field: str, words: str, **extra: Any) -> Evidence:
     arguments = SCOPE | {"comment_id": comment_id} | extra
-    return cite(registry, "github_pr_get_comment", arguments, field, words)
+    return cite(host, "github_pr_get_comment", arguments, field, words)
 
 
 @pytest.fixture(scope="module")
-def chapter_answer(registry: Registry) -> PullRequestAnswer:
-    entries, pages = read_all(registry, page_size=50)
-    judgements, agent_set_aside = judge_pr128(registry, SCOPE)  # chapter 04's judgements
+def chapter_answer(host: Host) -> PullRequestAnswer:
+    entries, pages = read_all(host, page_size=50)
+    judgements, agent_set_aside = judge_pr128(host, SCOPE)  # chapter 04's judgements
     aside = routine_set_aside(entries) | agent_set_aside
     return build_answer("example/shop", 128, pages[-1]["coverage"], entries, judgements, aside)
 
@@ -102,8 +107,8 @@ def test_chapter_answer_sorts_the_unresolved_comments_into_three_classes(chapter
     assert reasons.count(BOT_REASON) == 18 and reasons.count(OUTDATED_REASON) == 3
 
 
-def test_findings_copy_the_listing_and_their_entries_are_callable(registry, chapter_answer):
-    entries = {e["comment_id"]: e for e in read_all(registry, page_size=50)[0]}
+def test_findings_copy_the_listing_and_their_entries_are_callable(host, chapter_answer):
+    entries = {e["comment_id"]: e for e in read_all(host, page_size=50)[0]}
     for finding in chapter_answer.findings:
         entry = entries[finding.comment_id]
         assert (finding.file, finding.line, finding.summary, finding.details) == (
@@ -115,7 +120,7 @@ def test_findings_copy_the_listing_and_their_entries_are_callable(registry, chap
         details = finding.details
         assert details["name"] == "github_pr_get_comment"
         assert set(details["arguments"]) == {"repository", "pr", "comment_id"}
-        got = call_tool(registry, details["name"], details["arguments"])
+        got = host.call(details["name"], details["arguments"])
         assert got["ok"] is True and got["data"]["comment_id"] == finding.comment_id
 
 
@@ -126,11 +131,11 @@ def test_the_hedged_risk_keeps_the_reviewers_hedging(chapter_answer) -> None:
     assert "possible race condition (unconfirmed)" in chapter_answer.text(["to_verify"])
 
 
-def test_every_cited_quote_is_in_the_result_of_its_call(registry, chapter_answer) -> None:
+def test_every_cited_quote_is_in_the_result_of_its_call(host, chapter_answer) -> None:
     for finding in chapter_answer.findings:
         assert finding.cue or finding.evidence
         for evidence in finding.evidence:
-            data = call_tool(registry, evidence.call["name"], evidence.call["arguments"])["data"]
+            data = host.call(evidence.call["name"], evidence.call["arguments"])["data"]
             value = data[evidence.field]
             assert (
                 evidence.quote in value if isinstance(value, str) else str(value) == evidence.quote
@@ -156,26 +161,26 @@ def test_a_partial_reading_says_so() -> None:
 # --------------------------------------------------------------------------- cite
 
 
-def test_cite_refuses_words_the_result_does_not_hold(registry) -> None:
+def test_cite_refuses_words_the_result_does_not_hold(host) -> None:
     with pytest.raises(ValueError, match="does not contain"):
-        quote(registry, 1700000042, "body", "There is a race condition")
+        quote(host, 1700000042, "body", "There is a race condition")
     with pytest.raises(ValueError, match="does not contain"):
-        quote(registry, 1700000036, "in_reply_to_id", "17000000", response_format="detailed")
+        quote(host, 1700000036, "in_reply_to_id", "17000000", response_format="detailed")
     with pytest.raises(ValueError, match="no field"):
-        quote(registry, 1700000042, "verdict", "blocking")
+        quote(host, 1700000042, "verdict", "blocking")
     with pytest.raises(ValueError, match="does not contain"):
-        quote(registry, 1700000042, "body", "")
+        quote(host, 1700000042, "body", "")
 
 
-def test_cite_refuses_a_failed_call(registry) -> None:
+def test_cite_refuses_a_failed_call(host) -> None:
     other = {"repository": "other/shop", "pr": 128, "comment_id": SESSION_RACE_COMMENT_ID}
     with pytest.raises(ValueError, match="not_found"):
-        cite(registry, "github_pr_get_comment", other, "body", "I think")
+        cite(host, "github_pr_get_comment", other, "body", "I think")
 
 
-def test_cite_records_the_call_as_sent(registry) -> None:
+def test_cite_records_the_call_as_sent(host) -> None:
     arguments = SCOPE | {"comment_id": 1700000042}
-    evidence = cite(registry, "github_pr_get_comment", arguments, "body", "I think")
+    evidence = cite(host, "github_pr_get_comment", arguments, "body", "I think")
     arguments["comment_id"] = 1
     assert evidence.call == {
         "name": "github_pr_get_comment",
@@ -270,12 +275,8 @@ def test_build_answer_accepts_a_confirmed_finding_that_cites_the_body() -> None:
 
 
 def test_a_tight_upstream_budget_gives_an_empty_page_with_a_cursor(served) -> None:
-    registry, client = served
-    tight = Registry(
-        github_tool_specs(
-            GitHubToolContext(client, CursorCodec(KEY), upstream_per_page=5, max_upstream_pages=1)
-        )
-    )
+    host, client = served
+    tight = read_host(client, upstream_per_page=5, max_upstream_pages=1)
     _, pages = read_all(tight, filter="unresolved", page_size=3)
     empty = [n for n, page in enumerate(pages, start=1) if not page["comments"]]
     assert empty and empty[0] == 2
@@ -283,18 +284,16 @@ def test_a_tight_upstream_budget_gives_an_empty_page_with_a_cursor(served) -> No
         page = pages[number - 1]
         assert page["coverage"] == "partial" and page["next_cursor"]
     tight_ids = [c["comment_id"] for page in pages for c in page["comments"]]
-    default_ids = [
-        c["comment_id"] for c in read_all(registry, filter="unresolved", page_size=50)[0]
-    ]
+    default_ids = [c["comment_id"] for c in read_all(host, filter="unresolved", page_size=50)[0]]
     assert tight_ids == default_ids and len(default_ids) == 36
 
 
 def test_comments_arriving_mid_read_appear_at_the_end_of_the_ascending_keyset() -> None:
     store = build_store()
     with serve(store) as handle, GitHubClient(handle.base_url) as client:
-        registry = Registry(github_tool_specs(GitHubToolContext(client, CursorCodec(KEY))))
+        host = read_host(client)
         args: dict[str, Any] = SCOPE | {"page_size": 10}
-        data = call_tool(registry, "github_pr_list_comments", args)["data"]
+        data = host.call("github_pr_list_comments", args)["data"]
         seen = [c["comment_id"] for c in data["comments"]]
         new = [
             store.add_review_comment(
@@ -304,6 +303,6 @@ def test_comments_arriving_mid_read_appear_at_the_end_of_the_ascending_keyset() 
         ]
         while data["coverage"] != "complete":
             args = args | {"cursor": data["next_cursor"]}
-            data = call_tool(registry, "github_pr_list_comments", args)["data"]
+            data = host.call("github_pr_list_comments", args)["data"]
             seen += [c["comment_id"] for c in data["comments"]]
     assert len(seen) == len(set(seen)) == 72 and seen[-3:] == new

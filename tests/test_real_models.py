@@ -30,6 +30,7 @@ from tutorial_lib.agent.real_models import (
     openai_tools,
 )
 from tutorial_lib.core.contracts import dumps
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.workspace.read import read_lines_tool
 
@@ -40,7 +41,7 @@ REQUEST = "How many lines does notes.txt have?"
 @pytest.fixture()
 def registry(tmp_path: Path) -> Registry:
     (tmp_path / "notes.txt").write_text("first\nsecond\nthird\n", encoding="utf-8")
-    return Registry([read_lines_tool(tmp_path)])
+    return Registry([read_lines_tool(tmp_path)])  # read-only: its host needs no guards
 
 
 class Endpoint:
@@ -205,7 +206,7 @@ def test_anthropic_run_replays_each_step_as_tool_use_and_tool_result(
     model = AnthropicModel(
         registry, model="claude-test", system=SYSTEM, user_request=REQUEST, client=client
     )
-    transcript = run_agent(model, registry, max_steps=5)
+    transcript = run_agent(model, Host(registry), max_steps=5)
 
     assert transcript.final == FinalAnswer("notes.txt has 3 lines.")
     assert [step.ok for step in transcript.steps] == [False, True]
@@ -285,7 +286,7 @@ def test_anthropic_refuses_to_replay_a_non_object_input(registry: Registry) -> N
     )
     transcript = run_agent(
         OpenAIModel(registry, model="m", system=SYSTEM, user_request=REQUEST, client=client),
-        registry,
+        Host(registry),
     )
     anthropic_client, _ = fake_anthropic()
     model = AnthropicModel(
@@ -314,7 +315,7 @@ def test_openai_run_replays_each_step_as_tool_calls_and_a_tool_message(
         client=client,
         max_completion_tokens=200,
     )
-    transcript = run_agent(model, registry, max_steps=5)
+    transcript = run_agent(model, Host(registry), max_steps=5)
 
     assert transcript.final == FinalAnswer("notes.txt has 3 lines.")
     assert [step.ok for step in transcript.steps] == [False, True]
@@ -368,7 +369,7 @@ def test_openai_invalid_json_goes_to_the_road_and_back_unchanged(registry: Regis
         completion("giving up"),
     )
     model = OpenAIModel(registry, model="m", system=SYSTEM, user_request=REQUEST, client=client)
-    transcript = run_agent(model, registry)
+    transcript = run_agent(model, Host(registry))
     (step,) = transcript.steps
     assert step.arguments == '{"path": "notes.txt",' and not step.ok
     replayed = endpoint.requests[1]["messages"][2]["tool_calls"][0]["function"]["arguments"]
@@ -485,7 +486,7 @@ def test_the_installed_sdks_accept_the_requests_and_their_replies_parse(
     ]
     results = []
     for model in models:
-        transcript = run_agent(model, registry, max_steps=3)
+        transcript = run_agent(model, Host(registry), max_steps=3)
         results.append(dumps(transcript.steps[0].result))
         assert transcript.final == FinalAnswer("3 lines")
         assert [(s.name, s.arguments, s.ok) for s in transcript.steps] == [

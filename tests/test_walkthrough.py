@@ -37,9 +37,11 @@ def test_a_named_repository_is_read_directly_and_judged_without_writing() -> Non
         assert INJECTED_COMMENT_ID in aside and ".env" in aside[INJECTED_COMMENT_ID]
         # stop: the request was to read; details were read by id, nothing written
         assert (walk.comments(), walk.comments("other/shop")) == (10, 1)
+        # the snapshot composes its page reads through the host, so they are logged too
         executed = {r.tool for r in walk.log if r.station == "execution"}
         assert executed == {
             "github_pr_get_review_snapshot",
+            "github_pr_list_comments",
             "github_pr_get_comment",
             "github_pr_get",
         }

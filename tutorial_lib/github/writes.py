@@ -1198,6 +1198,7 @@ CREATE_COMMENT_SPEC = ToolSpec(
     execute=_create,
     source=_source,
     value_error=_value_error,
+    posted_text=("body",),
 )
 
 #: github_pr_get_comment_status, declared once: the status check an unknown write names.
