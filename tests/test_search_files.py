@@ -19,11 +19,14 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +37,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
-from tutorial_lib.workspace import search
+from tutorial_lib.workspace import search_match, search_regex
 from tutorial_lib.workspace.read import read_lines
 from tutorial_lib.workspace.sandbox import Method, openat2_available
 from tutorial_lib.workspace.search import (
@@ -316,14 +319,14 @@ def test_exact_total_when_not_truncated(ws: Path) -> None:
 def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Every read of a searched file, by size: the proof of early stopping."""
     reads: list[int] = []
-    real = search._read_chunk
+    real = search_match.read_chunk
 
     def counting(fd: int, size: int) -> bytes:
         chunk = real(fd, size)
         reads.append(len(chunk))
         return chunk
 
-    monkeypatch.setattr(search, "_read_chunk", counting)
+    monkeypatch.setattr(search_match, "read_chunk", counting)
     return reads
 
 
@@ -624,12 +627,16 @@ def test_every_code_search_files_uses_is_in_the_catalogue() -> None:
 # character check ends re's other classics, '.*.*.*x' and '(a|aa)*c', at once: see below.
 CATASTROPHIC = [r"(a+)+b", r"(a|aa)+$", r"\A(?:a|a)*$"]
 BUDGET_MS = 200
-# The engine's clock is the process's CPU time: the searching thread's own CPU time stays
-# within the budget (+ a check interval); wall time also counts the moments a loaded
-# machine (CI, parallel tests) did not run the process, so its margin is wider. Without
-# the budget, '(a+)+b' on 1000 a's would take longer than the universe's age.
+# The budget is wall time; the engine's clock is the process's CPU time, which the search
+# converts at the rate it measures. The searching thread's own CPU time stays within the
+# budget (+ a check interval); wall time also counts the moments a loaded machine (CI,
+# parallel tests) did not run the process before the search began, so its margin is
+# wider. Without the budget, '(a+)+b' on 1000 a's would take longer than the universe's age.
 CPU_MARGIN_S = 0.15
 WALL_MARGIN_S = 2.0
+# Under the test's own load (cpu_hogs), the wall clock is what the budget bounds: the margin
+# covers the work after the deadline (the result, its checks) done at a starved rate.
+LOADED_WALL_MARGIN_S = 0.5
 
 
 @dataclass
@@ -740,6 +747,55 @@ def test_what_backtracked_in_re_ends_at_once(ws: Path, pattern: str) -> None:
     data = ok(ws, {"query": pattern, "mode": "regex"}, limits=SearchLimits(time_budget_ms=5000))
     assert data["truncated"] is False and locations(data) == [("b.txt", 1)]
     assert time.monotonic() - started < 1
+
+
+def test_a_match_longer_than_the_probe_still_completes(ws: Path) -> None:
+    """A line that needs more CPU than the first probe (search_match.PROBE_S) is searched
+    again at the measured rate and finishes: the probe costs time, never a result."""
+    write(ws, "a.txt", "a" * 28 + "!\n" + "aa\n")  # line 1: ~0.3 s of backtracking
+    started = time.thread_time()
+    limits = SearchLimits(time_budget_ms=20_000)
+    data = ok(ws, {"query": r"(a|aa)+$", "mode": "regex"}, limits=limits)
+    assert time.thread_time() - started > search_match.PROBE_S  # it did outlast a probe
+    assert data["truncated"] is False and locations(data) == [("a.txt", 2)]
+
+
+@contextmanager
+def cpu_hogs() -> Iterator[int]:
+    """Processes spinning on every core this process may use (two per core), for the test's
+    duration: a loaded machine, as CI or a busy server is. Yields how many."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    spin = "import sys; sys.stdout.write('spinning\\n'); sys.stdout.flush()\nwhile True: pass"
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", spin], stdout=subprocess.PIPE)
+        for _ in range(min(8, 2 * (cores or 1)))
+    ]
+    try:
+        for hog in hogs:
+            assert hog.stdout is not None and hog.stdout.readline() == b"spinning\n"
+        time.sleep(0.1)
+        yield len(hogs)
+    finally:
+        for hog in hogs:
+            hog.kill()
+        for hog in hogs:
+            hog.wait()
+
+
+def test_the_time_budget_is_wall_time_on_a_loaded_machine(ws: Path) -> None:
+    """The regex module's timeout counts CPU time of the process: with every core busy in
+    other processes, 1 s of it took many seconds of wall time (the issue saw 27 s for a
+    10 s budget). The budget is wall time: the search ends near it all the same."""
+    write(ws, "a.txt", "a" * 1000 + "!\n")
+    timed_search(ws, "(a+)+b", 50)  # compile-time caches warm, outside the load
+    budget_ms = 1000
+    with cpu_hogs():
+        timed = timed_search(ws, "(a+)+b", budget_ms)
+    assert_stopped_by_the_budget(timed, budget_ms)
+    assert timed.wall_s < budget_ms / 1000 + LOADED_WALL_MARGIN_S, (
+        f"{timed.wall_s:.2f} s of wall time for a {budget_ms} ms budget"
+        f" ({timed.cpu_s:.2f} s of CPU)"
+    )
 
 
 def test_the_alarm_is_disarmed_and_the_handler_restored(ws: Path) -> None:
@@ -906,7 +962,7 @@ def test_regex_search_agrees_with_the_line_by_line_definition(
         compiled = re.compile(pattern, flags)
     except re.error:
         return
-    event("line-local" if search._is_line_local(pattern, flags) else "line by line")
+    event("line-local" if search_regex.is_line_local(pattern, flags) else "line by line")
     (scratch / "f.txt").write_bytes(raw)
     limits = SearchLimits(chunk_bytes=chunk, max_regex_line_bytes=cap, max_results_override=10**9)
     data = ok(

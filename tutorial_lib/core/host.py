@@ -83,7 +83,10 @@ class HostState:
     host calls it once, when it is built, and binds the context it returns.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, scope: TaskScope | None = None) -> None:
+        #: The user's task scope (None for a host without one): a tool's context may take
+        #: from it what the scope decides for every tool (e.g. the one secret policy).
+        self.scope = scope
         self._lock = threading.Lock()
         self._values: dict[str, Any] = {}
 
@@ -154,7 +157,7 @@ class Host:
         if unknown_overrides:
             raise ValueError(f"confirm names unregistered tools: {unknown_overrides}")
         #: What the tools of this host share (the write ledger, for one).
-        self.shared = HostState()
+        self.shared = HostState(scope)
         self.registry = self._wire(registry)
         self.access: AccessMap | None = None if access is None else MappingProxyType(dict(access))
         self.scope = scope

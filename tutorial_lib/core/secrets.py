@@ -32,7 +32,18 @@ and ``allow`` and ``exempt`` only take away what the *defaults* marked. The defa
 at files that really carry secrets, by their conventional names; a source file that
 merely talks about secrets (``secrets.py``, ``secrets.pyi``, ``credentials.py``,
 ``test_credentials.py``) is not one of them. Each default, and why, is in
-:data:`DEFAULT_SECRET_REASONS`.
+:data:`DEFAULT_SECRET_REASONS`; :meth:`SecretPolicy.explain` says which part of a path,
+which pattern and why. Judgement calls, each a line of ``deny`` or ``allow`` away:
+
+- a *directory* named ``credentials`` is secret (Rails' ``config/credentials/``, AWS's
+  file of that name), which also shuts Python packages of that name (two in this
+  course's site-packages): ``allow=("credentials",)`` opens them;
+- ``*.pem`` marks public CA bundles too (``cacert.pem``): a name cannot tell a certificate
+  from a private key;
+- ``.npmrc`` and ``.pypirc`` often hold only settings, but they are where the tools write
+  tokens;
+- ``*.env`` files other than ``secrets.env`` (Compose's ``app.env``) are left to the
+  operator: ``deny=("*.env",)``.
 
 **Cheap to ask.** The patterns are compiled when the policy is built: names without
 wildcards go into a set, ``*suffix`` and ``prefix*`` patterns into tuples for

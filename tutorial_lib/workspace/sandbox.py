@@ -52,6 +52,7 @@ __all__ = [
     "describe_file_type",
     "hard_link_error",
     "is_hard_linked",
+    "name_beneath",
     "open_beneath",
     "open_relative",
     "open_root",
@@ -251,10 +252,10 @@ def open_beneath(
     if not allow_hard_links and is_hard_linked(info):
         os.close(fd)
         raise hard_link_error(path, info)
-    return OpenedFile(fd, info.st_size, chosen, _name_beneath(root, fd))
+    return OpenedFile(fd, info.st_size, chosen, name_beneath(root, fd))
 
 
-def _name_beneath(root: str | os.PathLike[str], fd: int) -> str | None:
+def name_beneath(root: str | os.PathLike[str], fd: int) -> str | None:
     """The path of open ``fd`` relative to ``root`` (resolved; POSIX form), or None."""
     root_path, file_path = os.path.realpath(root), _descriptor_path(fd)
     if file_path is None:
