@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from tools.notebooks import ROOT
-from tutorial_lib.agent.outbound import HTTP_SEND_SPEC, OutboundGateway, http_send_spec
 from tutorial_lib.core.authorization import TaskScope, workspace_access
 from tutorial_lib.core.confirmation import Question
 from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA, Envelope, LogRecord
@@ -32,6 +31,7 @@ from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import serve
+from tutorial_lib.examples.outbound import HTTP_SEND_SPEC, OutboundGateway, http_send_spec
 from tutorial_lib.examples.tasks import (
     TASK_SET_STATUS_SPEC,
     TaskStore,

@@ -26,7 +26,7 @@ from tutorial_lib.core.confirmation import (
     Question,
     approval_digest,
 )
-from tutorial_lib.course.approval_cases import (
+from tutorial_lib.course.cases.approval_cases import (
     APPROVAL_CASES,
     approval_hidden_cases,
     approval_record,

@@ -22,8 +22,6 @@ from typing import Any
 
 import pytest
 
-from tutorial_lib.agent.outbound import HTTP_SEND_SPEC
-from tutorial_lib.agent.suite import CHAPTER_ACCESS
 from tutorial_lib.core.authorization import (
     ACTION_CLASSES,
     REFUSAL_RULES,
@@ -33,7 +31,7 @@ from tutorial_lib.core.authorization import (
 )
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry, ToolSpec
-from tutorial_lib.course.authz_cases import (
+from tutorial_lib.course.cases.authz_cases import (
     CARRIER_CASES,
     EXERCISE_ACCESS,
     MAY_RUN_CASES,
@@ -47,6 +45,7 @@ from tutorial_lib.course.authz_cases import (
 from tutorial_lib.course.checks import Case, check_hidden, run_cases
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import serve_in_process
+from tutorial_lib.examples.outbound import HTTP_SEND_SPEC
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC, composite_tool_specs
 from tutorial_lib.github.dangerous import (
@@ -61,6 +60,7 @@ from tutorial_lib.github.reads import READ_SPECS, GitHubToolContext, github_tool
 from tutorial_lib.github.writes import WRITE_SPECS
 from tutorial_lib.workspace.read import READ_LINES_SPEC, read_lines_tool
 from tutorial_lib.workspace.search import SEARCH_FILES_SPEC, search_files_tool
+from tutorial_lib.worlds.injection import CHAPTER_ACCESS
 
 ALLOWED = {"allowed": True}
 LIBRARY_SPECS: dict[str, ToolSpec] = {

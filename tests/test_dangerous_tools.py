@@ -24,7 +24,6 @@ from githubkit_schemas.v2022_11_28.models import PullRequestMergeResult
 from jsonschema import Draft202012Validator
 
 import tutorial_lib.github
-from tutorial_lib.agent.outbound import OutboundGateway, OutboundRequest, http_send_spec
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.road import PendingCall, Station
@@ -36,6 +35,7 @@ from tutorial_lib.emulator.fixtures import (
     build_store,
 )
 from tutorial_lib.emulator.service import InProcessHandle, serve, serve_in_process
+from tutorial_lib.examples.outbound import OutboundGateway, OutboundRequest, http_send_spec
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.composite import composite_tool_specs
 from tutorial_lib.github.dangerous import (
@@ -466,7 +466,7 @@ def test_no_github_tool_raises_on_a_huge_int_in_any_field(github_world: World, h
 
 
 def test_the_resolve_thread_demo_refuses_a_huge_comment_id(world: World) -> None:
-    from tutorial_lib.course.readonly_demo import RESOLVE_THREAD_SPEC
+    from tutorial_lib.worlds.readonly import RESOLVE_THREAD_SPEC
 
     demo = World(
         world.store,

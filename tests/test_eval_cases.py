@@ -28,8 +28,7 @@ from tutorial_lib.agent.loop import (
 )
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
-from tutorial_lib.course.checks import Case, check_hidden, run_cases
-from tutorial_lib.course.eval_cases import (
+from tutorial_lib.course.cases.eval_cases import (
     FAILURE_FIXES,
     FIRST_CALL_CASES,
     FIX_CASES,
@@ -39,6 +38,7 @@ from tutorial_lib.course.eval_cases import (
     library_fix_for,
     transcripts_from_runs,
 )
+from tutorial_lib.course.checks import Case, check_hidden, run_cases
 from tutorial_lib.examples.tasks import with_bare_errors
 from tutorial_lib.workspace.read import read_lines_tool
 

@@ -20,8 +20,6 @@
 5. **Bugs** are bugs: a station that raises is a ``StationBug``, logged as ``"bug"`` at its
    slot; every exception the library raises on purpose is a ``TutorialLibError``.
 
-The tests marked ``xfail(strict=True)`` are known holes (see their reasons): they fail
-today, and turn into errors the day the hole is closed, so that the mark is removed.
 """
 
 from __future__ import annotations
@@ -43,7 +41,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.agent.outbound import OutboundGateway, OutboundRequest, http_send_spec
 from tutorial_lib.core.authorization import (
     TaskScope,
     ToolAccess,
@@ -85,6 +82,7 @@ from tutorial_lib.emulator.fixtures import (
 )
 from tutorial_lib.emulator.service import InProcessHandle, serve_in_process
 from tutorial_lib.examples.deploy import ENVIRONMENTS, Deployments, deploy_spec
+from tutorial_lib.examples.outbound import OutboundGateway, OutboundRequest, http_send_spec
 from tutorial_lib.examples.tasks import TaskStore, task_set_status_spec
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.dangerous import (
@@ -429,14 +427,6 @@ def test_a_backslash_name_in_the_root_is_not_inside_docs(tmp_path: Path) -> None
     assert result["ok"] is False and result["error"]["code"] == "permission_denied"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="a known hole: search_files' business check returns a scope without"
-    " resolved_name, and core.authorization.authorize_resolved lets a call through when"
-    " no name was resolved: an in-scope link to ../.env is searched and its secret line"
-    " returned",
-)
 def test_search_files_through_an_in_scope_link_stays_in_the_scope(tmp_path: Path) -> None:
     root = new_workspace(tmp_path)
     (root / "docs" / "env.md").symlink_to("../vault/.env")
@@ -1118,3 +1108,33 @@ def test_a_host_result_is_the_envelope_the_road_built() -> None:
     host = Host(reader_registry())
     result: Envelope = host.call("fake_read", {})
     assert result == {"schema_version": 1, "ok": True, "tool": "fake_read", "data": {"read": True}}
+
+
+def test_the_scope_s_secret_policy_is_the_one_search_files_uses(tmp_path: Path) -> None:
+    """One policy, configured once on the scope: the host gives it (and the grant) to the
+    search tool, so the station and the walk agree about which files bear secrets."""
+    from tutorial_lib.core.secrets import SecretPolicy
+
+    root = new_workspace(tmp_path)
+    (root / "docs" / "deploy.vault").write_text("token=abc\n")
+    (root / "docs" / ".env.example").write_text("token=<placeholder>\n")
+    scope = TaskScope(
+        workspace_paths=("docs",),
+        grants=frozenset({"read"}),
+        secrets=SecretPolicy(deny=("*.vault",)),
+    )
+    access = {
+        "read_lines": workspace_access("read"),
+        "search_files": workspace_access("read", default="."),
+    }
+    registry = Registry([read_lines_tool(root), search_files_tool(root)])
+    host = Host(registry, access=access, scope=scope)
+    found = host.call("search_files", {"query": "token", "path": "docs"})
+    assert found["ok"] is True
+    paths = {c["path"] for c in found["data"]["candidates"]}
+    assert paths == {"docs/.env.example"}  # a template is not a secret; the vault is
+    assert found["data"]["files_skipped"]["secret"] == 1
+    refused = host.call("read_lines", tool_args("read_lines", "docs/deploy.vault"))
+    assert refused["error"]["code"] == "permission_denied"
+    template = host.call("read_lines", tool_args("read_lines", "docs/.env.example"))
+    assert template["ok"] is True

@@ -1,12 +1,11 @@
-"""Chapter 06's demonstrations print what really happened (course.injection_demo)."""
+"""Chapter 06's demonstrations print what really happened (course.demos.injection_demo)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tutorial_lib.agent.suite import READ_SCOPE, TASKS, open_world, run_task
 from tutorial_lib.core.authorization import TaskScope
-from tutorial_lib.course.injection_demo import (
+from tutorial_lib.course.demos.injection_demo import (
     BOUNDARY_CALLS,
     access_rows,
     boundary_rows,
@@ -15,6 +14,7 @@ from tutorial_lib.course.injection_demo import (
     trifecta_rows,
 )
 from tutorial_lib.course.progress import progress
+from tutorial_lib.worlds.injection import READ_SCOPE, TASKS, open_world, run_task
 
 WRITE_SCOPE = TaskScope(
     repositories=frozenset({"example/shop"}),

@@ -14,10 +14,8 @@ from functools import cache
 import pytest
 
 from tutorial_lib.agent.loop import run_agent
-from tutorial_lib.agent.obedient import ObedientModel, normalize, recognises
-from tutorial_lib.agent.payloads import ATTACK_GOALS, PAYLOADS, TECHNIQUES, demands
 from tutorial_lib.agent.provenance import model_input
-from tutorial_lib.agent.suite import (
+from tutorial_lib.worlds.injection import (
     CARRIERS,
     DEFENCES,
     READ_SCOPE,
@@ -32,6 +30,8 @@ from tutorial_lib.agent.suite import (
     place,
     run_case,
 )
+from tutorial_lib.worlds.obedient import ObedientModel, normalize, recognises
+from tutorial_lib.worlds.payloads import ATTACK_GOALS, PAYLOADS, TECHNIQUES, demands
 
 PAIRS: list[tuple[ReadTask, Carrier]] = [
     (task, carrier) for task in TASKS for carrier in task.carriers
@@ -227,7 +227,7 @@ def test_the_output_check_covers_every_string_the_report_quotes() -> None:
     task = next(t for t in TASKS if t.kind == "search")
     exfil = next(p for p in PAYLOADS if p.goal == "exfil_link")
     result = run_case(task, exfil, "file_name", defences="all")
-    from tutorial_lib.agent.payloads import ATTACKER_HOST
+    from tutorial_lib.worlds.payloads import ATTACKER_HOST
 
     assert f"https://{ATTACKER_HOST}" not in result.report
     assert result.attack_succeeded is False

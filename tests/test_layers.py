@@ -60,6 +60,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "design": frozenset({"core", "design"}),
     "examples": frozenset({"core", "examples"}),
     "agent": frozenset({"core", "workspace", "github", "examples", "emulator", "agent"}),
+    "worlds": frozenset(
+        {"core", "workspace", "github", "emulator", "examples", "agent", "design", "worlds"}
+    ),
     "course": frozenset({EVERY_LAYER, UI}),
 }
 LAYERS = tuple(ALLOWED)

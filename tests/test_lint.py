@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tutorial_lib.core.tools import READ_ONLY_LOCAL, Annotations, Registry, ToolSpec
-from tutorial_lib.course.toolsets import BAD_TOOLSET, GOOD_TOOLSET
+from tutorial_lib.course.demos.toolsets import BAD_TOOLSET, GOOD_TOOLSET
 from tutorial_lib.design.lint import (
     NEAR_DUPLICATE_THRESHOLD,
     RULES,
@@ -84,9 +84,9 @@ def test_good_toolset_uses_the_real_github_tools():
 
 
 def test_the_library_tool_sets_pass_clean():
-    from tutorial_lib.course.readonly_demo import RESOLVE_THREAD_SPEC
     from tutorial_lib.github.reads import READ_SPECS
     from tutorial_lib.github.writes import WRITE_SPECS
+    from tutorial_lib.worlds.readonly import RESOLVE_THREAD_SPEC
 
     assert lint([*READ_SPECS, *WRITE_SPECS, READ_LINES_SPEC, RESOLVE_THREAD_SPEC]) == []
 

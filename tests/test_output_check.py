@@ -16,7 +16,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tutorial_lib.agent.outbound import HTTP_SEND_SPEC
 from tutorial_lib.agent.output_check import (
     Link,
     LinkKind,
@@ -30,6 +29,7 @@ from tutorial_lib.core.contracts import LogRecord
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.road import PendingCall, Station, StepClock
 from tutorial_lib.core.tools import GITHUB_WRITE, Registry, ToolSpec
+from tutorial_lib.examples.outbound import HTTP_SEND_SPEC
 from tutorial_lib.examples.tasks import TASK_SET_STATUS_SPEC
 from tutorial_lib.examples.units import JOB_GET_RESULT_SPEC
 from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC
@@ -554,8 +554,8 @@ def test_a_hostile_text_is_checked_in_linear_time(pattern: str) -> None:
 
 def test_a_new_comment_with_an_outside_link_is_refused_before_it_is_posted() -> None:
     """The create tool declares its body as posted text, so the output check reads it."""
-    from tutorial_lib.agent.suite import chapter_host, open_world
     from tutorial_lib.core.authorization import TaskScope
+    from tutorial_lib.worlds.injection import chapter_host, open_world
 
     scope = TaskScope(
         repositories=frozenset({"example/shop"}),

@@ -14,19 +14,8 @@ import pytest
 
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
-from tutorial_lib.course.pr_answer import (
-    BOT_REASON,
-    CATEGORIES,
-    OUTDATED_REASON,
-    Evidence,
-    Judgement,
-    PullRequestAnswer,
-    build_answer,
-    cite,
-    routine_set_aside,
-)
+from tutorial_lib.course.demos.pr_answer import findings_text, headline
 from tutorial_lib.course.table import display_width
-from tutorial_lib.course.walkthrough import judge_pr128
 from tutorial_lib.emulator.fixtures import (
     ARJUN,
     MUST_NOT_MISS_COMMENT_IDS,
@@ -37,6 +26,18 @@ from tutorial_lib.emulator.service import serve
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
+from tutorial_lib.worlds.pr128 import (
+    BOT_REASON,
+    CATEGORIES,
+    OUTDATED_REASON,
+    Evidence,
+    Judgement,
+    PullRequestAnswer,
+    build_answer,
+    cite,
+    judge_pr128,
+    routine_set_aside,
+)
 
 SCOPE = {"repository": "example/shop", "pr": 128}
 KEY = b"course-demo-key-0123456789abcdef"
@@ -128,7 +129,7 @@ def test_the_hedged_risk_keeps_the_reviewers_hedging(chapter_answer) -> None:
     race = next(f for f in chapter_answer.findings if f.comment_id == SESSION_RACE_COMMENT_ID)
     assert race.category == "to_verify"
     assert "possible race condition (unconfirmed)" in race.summary and "I think" in race.summary
-    assert "possible race condition (unconfirmed)" in chapter_answer.text(["to_verify"])
+    assert "possible race condition (unconfirmed)" in findings_text(chapter_answer, ["to_verify"])
 
 
 def test_every_cited_quote_is_in_the_result_of_its_call(host, chapter_answer) -> None:
@@ -143,19 +144,19 @@ def test_every_cited_quote_is_in_the_result_of_its_call(host, chapter_answer) ->
 
 
 def test_the_text_fits_100_columns_and_names_every_finding(chapter_answer) -> None:
-    text = chapter_answer.headline() + "\n" + chapter_answer.text()
+    text = headline(chapter_answer) + "\n" + findings_text(chapter_answer)
     assert max(display_width(line) for line in text.splitlines()) <= 100
     for finding in chapter_answer.findings:
         assert str(finding.comment_id) in text
-    assert "Agent 的判断" in chapter_answer.headline()
+    assert "Agent 的判断" in headline(chapter_answer)
     for category in CATEGORIES:
-        assert len(chapter_answer.text([category])) <= 1500
+        assert len(findings_text(chapter_answer, [category])) <= 1500
 
 
 def test_a_partial_reading_says_so() -> None:
     answer = build_answer("o/r", 1, "partial", [], {}, {})
-    assert "只读了一部分" in answer.headline()
-    assert "只读了一部分" not in build_answer("o/r", 1, "complete", [], {}, {}).headline()
+    assert "只读了一部分" in answer.summary_line()
+    assert "只读了一部分" not in build_answer("o/r", 1, "complete", [], {}, {}).summary_line()
 
 
 # --------------------------------------------------------------------------- cite

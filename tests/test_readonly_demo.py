@@ -14,16 +14,16 @@ from jsonschema import Draft202012Validator
 from tutorial_lib.core.authorization import TaskScope, github_access
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, Registry, ToolSpec
-from tutorial_lib.course.readonly_demo import (
-    READ_ONLY_SESSION,
-    RESOLVE_THREAD_ANNOTATIONS,
-    RESOLVE_THREAD_SPEC,
-)
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import serve_in_process
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import LIST_COMMENTS_SPEC, GitHubToolContext, github_tool_specs
+from tutorial_lib.worlds.readonly import (
+    READ_ONLY_SESSION,
+    RESOLVE_THREAD_ANNOTATIONS,
+    RESOLVE_THREAD_SPEC,
+)
 
 PR = {"repository": "example/shop", "pr": 128}
 KEY = b"test-key-0123456789abcdef0123456"

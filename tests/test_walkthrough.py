@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tutorial_lib.course.walkthrough import conclusion_text, open_walkthrough
 from tutorial_lib.emulator.fixtures import INJECTED_COMMENT_ID
+from tutorial_lib.worlds.desk import open_walkthrough
+from tutorial_lib.worlds.pr128 import conclusion_text
 
 KEY = "review-128-conclusion"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tutorial_lib.course.cases.warmups import LINE_AT_CASES, READ_ALL_PAGES_CASES, FakePages
 from tutorial_lib.course.checks import run_cases
-from tutorial_lib.course.warmups import LINE_AT_CASES, READ_ALL_PAGES_CASES, FakePages
 
 
 def reference_line_at(lines, number):
@@ -140,9 +140,9 @@ def failed_names(function, cases, **kw):
 
 def test_every_reference_passes_its_visible_and_hidden_tables(tmp_path):
     from tutorial_lib.core.contracts import next_step
-    from tutorial_lib.course import error_cases, page_cases, read_cases, toolset_cases
-    from tutorial_lib.course import warmups as w
-    from tutorial_lib.course.demo_workspace import (
+    from tutorial_lib.course.cases import error_cases, page_cases, read_cases, toolset_cases
+    from tutorial_lib.course.cases import warmups as w
+    from tutorial_lib.course.demos.demo_workspace import (
         inside_cases,
         inside_hidden_cases,
         make_demo_workspace,
@@ -196,8 +196,8 @@ def test_every_reference_passes_its_visible_and_hidden_tables(tmp_path):
 
 
 def test_hidden_tables_are_seeded_and_deterministic():
-    from tutorial_lib.course import error_cases, page_cases, read_cases
-    from tutorial_lib.course import warmups as w
+    from tutorial_lib.course.cases import error_cases, page_cases, read_cases
+    from tutorial_lib.course.cases import warmups as w
 
     for generate in (
         w.line_at_hidden_cases,
@@ -273,7 +273,7 @@ def _validator(order="missing,unknown,fields", per_field=False, types_first=Fals
     ],
 )
 def test_validator_table_catches_each_order_mistake(mistake, failing_case):
-    from tutorial_lib.course.read_cases import validator_cases, verdict_of
+    from tutorial_lib.course.cases.read_cases import validator_cases, verdict_of
 
     assert _validator()  # the configurable validator itself is right by default
     assert run_cases(_validator(), validator_cases(), key=verdict_of).all_passed
@@ -281,8 +281,12 @@ def test_validator_table_catches_each_order_mistake(mistake, failing_case):
 
 
 def test_a_hard_coded_validator_passes_the_visible_table_and_fails_the_hidden_one():
+    from tutorial_lib.course.cases.read_cases import (
+        validator_cases,
+        validator_hidden_cases,
+        verdict_of,
+    )
     from tutorial_lib.course.checks import check_hidden
-    from tutorial_lib.course.read_cases import validator_cases, validator_hidden_cases, verdict_of
 
     table = {repr(c.args[0]): c.expected for c in validator_cases()}
 
@@ -296,7 +300,7 @@ def test_a_hard_coded_validator_passes_the_visible_table_and_fails_the_hidden_on
 
 def test_decision_table_catches_not_found_before_unknown():
     from tutorial_lib.core.contracts import next_step
-    from tutorial_lib.course.error_cases import DECISION_CASES
+    from tutorial_lib.course.cases.error_cases import DECISION_CASES
 
     def decide(error):
         if error["code"] == "not_found":
@@ -307,7 +311,7 @@ def test_decision_table_catches_not_found_before_unknown():
 
 
 def test_status_table_catches_a_message_without_the_current_status():
-    from tutorial_lib.course.error_cases import STATUS_ERROR_CASES, reference_status_error
+    from tutorial_lib.course.cases.error_cases import STATUS_ERROR_CASES, reference_status_error
 
     def status_error(task_id, current, received):
         error = reference_status_error(task_id, current, received)
@@ -317,8 +321,8 @@ def test_status_table_catches_a_message_without_the_current_status():
 
 
 def test_fixed_tools_table_refuses_three_good_tools_of_another_domain():
-    from tutorial_lib.course.toolset_cases import FIXED_TOOLS_CASES
-    from tutorial_lib.course.toolsets import GOOD_TOOLSET
+    from tutorial_lib.course.cases.toolset_cases import FIXED_TOOLS_CASES
+    from tutorial_lib.course.demos.toolsets import GOOD_TOOLSET
 
     failed = failed_names(lambda: list(GOOD_TOOLSET[:3]), FIXED_TOOLS_CASES)
     assert "linter 没有发现" not in failed
@@ -330,7 +334,11 @@ def test_cursor_tables_refuse_a_plain_text_key_and_a_padded_standard_base64():
     import hashlib
     import hmac
 
-    from tutorial_lib.course.page_cases import CURSOR_CASES, CURSOR_TOKEN_CASES, cursor_round_trip
+    from tutorial_lib.course.cases.page_cases import (
+        CURSOR_CASES,
+        CURSOR_TOKEN_CASES,
+        cursor_round_trip,
+    )
 
     def plain_make(position, key):
         return f"{position}:{key.decode()}"

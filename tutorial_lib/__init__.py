@@ -26,9 +26,15 @@ The subpackages say which side of the wire their code is on:
 - ``emulator``: the outside world: a GitHub-like service, its fixtures, fault plans and
   idempotency keys (it imports nothing agent-side);
 - ``design``: tool-design instruments: the linter and the exports to model APIs;
-- ``agent``: the agent loop and the scripted models;
-- ``examples``: small teaching tools (chapter 03's task tracker);
-- ``course``: the course's own instruments: checks, quizzes, source display, case tables
+- ``examples``: small teaching tools (chapter 03's task tracker and job runner, chapter
+  06's ``http_send``, chapter 07's deploy tool);
+- ``agent``: the agent loop, the models, and the host-side defences (provenance, reports
+  from evidence, the output check);
+- ``worlds``: chapter worlds and harnesses: what a chapter runs and measures (chapter 02's
+  read-only demonstration, PR 128's judgements, chapter 06's injection suite, the desks of
+  chapters 07 and 08, chapter 08's evaluation);
+- ``course``: the course's own instruments: checks, quizzes, source display, tables,
+  widgets, with ``cases`` (exercise case tables) and ``demos`` (chapter demonstrations)
   (the only place that imports IPython, ipywidgets or matplotlib).
 """
 

@@ -1,12 +1,12 @@
-"""The agent side: the loop that calls tools, the scripted model, and measurements.
+"""The agent side: the loop that calls tools, the models, and the host-side defences.
 
 - ``loop``: ``run_agent`` and ``ScriptedModel`` (deterministic model habits);
+- ``real_models``: optional adapters for real models (never needed, never in CI);
 - ``budget``: ``context_budget``, the characters a model reads per interface;
-- ``outbound``: a recording outbound gateway and ``http_send`` (never leaves the machine);
 - ``provenance``: the model's input in separate fields (request, rules, retrieved text);
-- ``payloads``, ``obedient``: chapter 06's injections and the model that obeys them;
-- ``evidence``: reports built from tool results; ``output_check``: no outside links;
-- ``suite``: chapter 06's world, read tasks and AgentDojo-style injection suite;
-- ``evaluation``, ``interfaces``: chapter 08's harness: tasks x interface versions;
-- ``real_models``: optional adapters for real models (never needed, never in CI).
+- ``evidence``: reports built from tool results (and the read plan and answer form they
+  read); ``output_check``: no outside links in what the user sees.
+
+The worlds a chapter measures with them (chapter 06's injection suite, chapter 08's
+harness) are in ``tutorial_lib.worlds``; this package never imports it.
 """

@@ -17,26 +17,59 @@ rendered. No authorization station sees them. Two defences do:
   the user sees, items (file names, titles) included, not only over the notes.
 - :func:`report_from_answer`: the undefended way, for comparison: the report is whatever
   the model's answer says.
+
+Both read a :class:`ReadPlan` (a read task as a model carries it out) and the answer's
+one textual form, :func:`format_answer`: the host's side of the contract that chapter 06's
+models (:mod:`tutorial_lib.worlds.obedient`) write to.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from tutorial_lib.agent.loop import FinalAnswer, ToolCall, Transcript
-from tutorial_lib.agent.obedient import ReadPlan, format_answer
 from tutorial_lib.agent.output_check import OutputPolicy, check_output
 
 __all__ = [
     "CLAIM_PATTERNS",
+    "ReadPlan",
     "Report",
+    "format_answer",
     "remove_claims",
     "report_from_answer",
     "report_from_evidence",
 ]
+
+
+class ReadPlan(Protocol):
+    """A read task as a model carries it out: the next call, and the answer's content."""
+
+    @property
+    def name(self) -> str:
+        """The task's name (the first word of its answer)."""
+        ...
+
+    def next_call(self, results: Sequence[tuple[str, Mapping[str, Any]]]) -> ToolCall | None:
+        """The next call of the plan given the ``(tool, data)`` of its successes so far."""
+        ...
+
+    def items(self, results: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[str, ...]:
+        """What the answer lists (comment ids, lines, matches), from the results."""
+        ...
+
+    def coverage(self, results: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+        """``"complete"`` when the results cover the whole object, else ``"partial"``."""
+        ...
+
+
+def format_answer(name: str, coverage: str, items: Sequence[str], notes: str = "") -> str:
+    """The answer's text: ``"<task>: coverage <c>; items: <a, b | none>"`` then notes."""
+    line = f"{name}: coverage {coverage}; items: {', '.join(items) or 'none'}"
+    return line + (f"\n{notes}" if notes else "")
+
 
 #: Words that claim coverage or absence, in English and Chinese: a sentence of the model's
 #: notes holding one is removed (the host states coverage and items from evidence).

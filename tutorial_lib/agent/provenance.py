@@ -11,7 +11,7 @@ can at least keep apart the three kinds of text, and say which is which:
 
 :func:`model_input` builds that view from a :class:`~tutorial_lib.agent.loop.Transcript`.
 Separate fields help a model that respects them; they guarantee nothing: a model that
-obeys text it reads (chapter 06's :class:`~tutorial_lib.agent.obedient.ObedientModel`)
+obeys text it reads (chapter 06's :class:`~tutorial_lib.worlds.obedient.ObedientModel`)
 obeys it in any field. The guarantee comes from the executor (the authorization station),
 from reports built from evidence and from the output check.
 """

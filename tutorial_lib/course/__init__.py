@@ -3,10 +3,12 @@
 - ``checks``: ``check`` / ``run_cases`` for learners' exercise code (one line per case);
 - ``quiz``: self-check quizzes (``load_quiz``) and their bank ``quiz_bank``;
 - ``source``: ``show_source``, to display library code instead of copying it;
-- ``warmups``, ``read_cases``, ``toolset_cases``, ``error_cases``, ``page_cases``,
-  ``write_cases``, ``authz_cases``, ``approval_cases``, ``eval_cases``, ``toolsets``: the
-  exercises' case tables;
-- ``demo_workspace``, ``readonly_demo``, ``pr_answer``, ``injection_demo``, ``confirm_demo``,
-  ``walkthrough``: the chapters' demonstrations; ``confirm_widgets``: chapter 07's
-  confirmation widgets; ``table``: aligned text tables; ``progress``: a progress bar.
+- ``table``: aligned text tables; ``progress``: a progress bar;
+- ``confirm_widgets``: chapter 07's confirmation widgets;
+- ``cases``: every exercise's case tables, one module per chapter;
+- ``demos``: the chapters' demonstrations (demo workspace, tool sets, PR 128's answer on
+  screen, chapter 06's tables, chapter 07's desk with widgets).
+
+Library logic a chapter runs (its world, its tools) is not here: tools live in their tool
+package, worlds and harnesses in ``tutorial_lib.worlds``.
 """

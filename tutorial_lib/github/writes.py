@@ -462,10 +462,14 @@ class WriteContext:
 
     def with_host_state(self, state: HostState) -> WriteContext:
         """This context with its host's ledger, unless a ledger was given explicitly
-        (the host calls it once, when it is built; ``events`` stay the same list)."""
+        (the host calls it once, when it is built; ``events`` stay the same list). The
+        host's ledger is the own ledger of the first such context it holds."""
         if not isinstance(self.ledger, _OwnLedger):
             return self
-        return replace(self, ledger=state.get("github.write_ledger", WriteLedger))
+        # the first such context's own ledger becomes the host's: that context keeps
+        # seeing what its writes did, and every other one of the host shares it
+        shared = state.get("github.write_ledger", lambda: self.ledger)
+        return self if shared is self.ledger else replace(self, ledger=shared)
 
 
 class _OwnLedger(WriteLedger):

@@ -1,12 +1,15 @@
-"""Chapter 07's desk: a live emulator, the safe write tool, a confirmation flow, widgets.
+"""The desks of chapters 07 and 08: a live emulator, a road with confirmation, no UI.
 
-:func:`open_desk` starts what the chapter's cells share (and what its browser test
-clicks through): the in-process GitHub emulator with PR 128 in two repositories, the
-chapter 05 write tool ``github_pr_create_comment`` (optionally behind a scripted fault),
-the example ``deploy_release`` tool, and one :class:`~tutorial_lib.core.host.Host` (the
-road, its authorization and its confirmation flow). Every write and send asks the user by
-default (the host's rule by action class), with the tool's own preview; the chapter's two
-overrides:
+An :class:`EmulatorDesk` is what a chapter's cells share: the in-process GitHub emulator
+with PR 128 in two repositories (:func:`open_emulator`; optionally behind a chapter 05
+fault script), one :class:`~tutorial_lib.core.host.Host` (the road, its authorization and
+its confirmation flow) and a :class:`ManualClock`.
+
+Chapter 07: :func:`desk_host` builds its road: the chapter 05 write tool
+``github_pr_create_comment``, the merge, the example ``deploy_release`` tool. The desk
+with its widgets, ``open_desk``, is :mod:`tutorial_lib.course.demos.confirm_demo`'s (the
+only part that needs ipywidgets). Every write and send asks the user by default (the
+host's rule by action class), with the tool's own preview; the chapter's two overrides:
 
 - :func:`post_policy`: every comment post asks the user, who chooses the repository
   (both have a PR 128: the target is undecided) and sees the comment as a diff, where it
@@ -18,6 +21,29 @@ A merge asks with ``github_pr_merge``'s own preview (what changes, who it affect
 
 The clock is a :class:`ManualClock`: outputs are the same on every run, and a cell can
 move time forward to show an approval expiring.
+
+Chapter 08: :func:`open_walkthrough` opens the :class:`Walkthrough` of "check PR 128",
+step by step, through the road (its judgements: :mod:`tutorial_lib.worlds.pr128`):
+
+1. **locate** (:meth:`Walkthrough.locate`): the repository is known -> use it; when it is
+   not (``example/shop`` and ``other/shop`` both have a PR 128), the read itself asks
+   the user through chapter 07's choice flow (candidates, none preselected) instead of
+   reading a guess;
+2. **read and complete** (:meth:`Walkthrough.read`): the composite read-only snapshot
+   (chapter 06), every page to ``coverage: complete``; details by id only for the
+   comments a judgement rests on (:func:`~tutorial_lib.worlds.pr128.judge_pr128` cites
+   them);
+3. **judge** (:meth:`Walkthrough.judge`): confirmed problems, risks to verify, reviewer
+   opinions, each with its evidence (chapter 04); unresolved is not automatically
+   blocking; reading coverage is not code verification;
+4. **stop**: the request was to read, so nothing is written (the store shows it);
+5. **follow-up** "post the conclusion" (:meth:`Walkthrough.post`): the model's write is
+   asked about with its text shown (chapter 07), runs once through chapter 05's safe write
+   behind a write timeout, and is reported ``posted`` with evidence after a status check.
+
+Every call goes through one host, with chapter 06's authorization and chapter 07's
+confirmation; the injected comment of PR 128 stays data (it is set aside with its reason,
+and no call follows from it).
 """
 
 from __future__ import annotations
@@ -28,35 +54,51 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from tutorial_lib.core.authorization import TaskScope, github_access, local_access
-from tutorial_lib.core.confirmation import ConfirmationFlow, ConfirmationRequest, Question
+from tutorial_lib.core.confirmation import (
+    ConfirmationFlow,
+    ConfirmationPolicy,
+    ConfirmationRequest,
+    Question,
+)
 from tutorial_lib.core.contracts import Envelope, LogRecord
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import Registry
-from tutorial_lib.course.confirm_widgets import ConfirmationWidget, describe_envelope
 from tutorial_lib.emulator.faults import FaultPlan
 from tutorial_lib.emulator.fixtures import GitHubStore, build_store
 from tutorial_lib.emulator.service import serve_in_process
 from tutorial_lib.examples.deploy import Deployments, deploy_spec
 from tutorial_lib.github.client import GitHubClient
+from tutorial_lib.github.composite import composite_tool_specs
 from tutorial_lib.github.dangerous import DangerousContext, dangerous_tool_specs
+from tutorial_lib.github.pagination import CursorCodec
+from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
 from tutorial_lib.github.writes import WriteContext, write_tool_specs
+from tutorial_lib.worlds.pr128 import (
+    PullRequestAnswer,
+    build_answer,
+    conclusion_text,
+    judge_pr128,
+    routine_set_aside,
+)
 
 __all__ = [
     "PR",
     "REPOSITORIES",
-    "Desk",
     "EmulatorDesk",
     "ManualClock",
+    "Walkthrough",
     "deploy_policy",
-    "open_desk",
+    "desk_host",
     "open_emulator",
+    "open_walkthrough",
     "post_policy",
 ]
 
 #: Both repositories have a PR 128: "post it on PR 128" does not say which.
 REPOSITORIES: tuple[str, ...] = ("example/shop", "other/shop")
 PR = 128
+_SNAPSHOT = "github_pr_get_review_snapshot"
 
 
 @dataclass
@@ -169,29 +211,20 @@ def open_emulator(
     return store, client
 
 
-@dataclass(kw_only=True)
-class Desk(EmulatorDesk):
-    """Chapter 07's desk: the emulator, the deploy tool's record, the confirmation flow."""
+def desk_host(
+    client: GitHubClient,
+    deployments: Deployments,
+    clock: ManualClock,
+    *,
+    session: str = "S07",
+    ttl_s: float = 300.0,
+) -> Host:
+    """Chapter 07's road: the safe write and its status check, the merge, ``deploy_release``
+    (recording into ``deployments``), authorization on both repositories, and confirmation
+    (:func:`post_policy`, :func:`deploy_policy`; a merge asks with its own preview).
 
-    deployments: Deployments
-
-    def widget(self, request_id: str) -> ConfirmationWidget:
-        """The question on screen; an acceptance runs the approved call once."""
-
-        def after(envelope: Mapping[str, Any]) -> str:
-            counts = "，".join(f"{repo}: {self.comments(repo)}" for repo in REPOSITORIES)
-            return f"{describe_envelope(envelope)}；模拟器里的评论数 {counts}"
-
-        return ConfirmationWidget(self.flow, request_id, run=self.run, after=after)
-
-
-def open_desk(*, faults: str | None = None, ttl_s: float = 300.0, session: str = "S07") -> Desk:
-    """A fresh desk. ``faults``: a chapter 05 fault script for the emulator (e.g.
-    ``"commit_then_timeout:0.8"``: the first POST is stored, its answer lost)."""
-    stack = contextlib.ExitStack()
-    store, client = open_emulator(stack, faults)
-    clock = ManualClock()
-    deployments = Deployments()
+    :func:`tutorial_lib.course.demos.confirm_demo.open_desk` puts it on a desk with widgets.
+    """
     writes = WriteContext(client, sleep=lambda _seconds: None, seed=7)
     merging = [
         spec
@@ -208,8 +241,7 @@ def open_desk(*, faults: str | None = None, ttl_s: float = 300.0, session: str =
     scope = TaskScope(
         repositories=frozenset(REPOSITORIES), grants=frozenset({"read", "write", "send"})
     )
-    desk = Desk(store=store, clock=clock, deployments=deployments, _stack=stack)
-    desk.host = Host(
+    return Host(
         registry,
         access=access,
         scope=scope,
@@ -219,4 +251,96 @@ def open_desk(*, faults: str | None = None, ttl_s: float = 300.0, session: str =
         session=session,
         ttl_s=ttl_s,
     )
-    return desk
+
+
+@dataclass(kw_only=True)
+class Walkthrough(EmulatorDesk):
+    """The world of the walkthrough and its road (the five steps are its methods).
+
+    ``user_named``: the repository the user named, set by :meth:`locate`.
+    """
+
+    user_named: str | None = None
+
+    def locate(self, named: str | None, *, guess: str = REPOSITORIES[1]) -> Envelope:
+        """Step 1: read the snapshot of the repository the user ``named``; when they named
+        none, the model's read (of its ``guess``) is asked about first: the result is
+        ``confirmation_required`` and the question lists both repositories."""
+        self.user_named = named
+        return self.call(_SNAPSHOT, {"repository": named or guess, "pr": PR})
+
+    def read(self, request: ConfirmationRequest | None = None) -> Envelope:
+        """Step 2: the snapshot, of the named repository or of the one the user chose."""
+        if request is not None:
+            return self.run(request)
+        if self.user_named is None:
+            raise ValueError("locate first: no repository was named or chosen")
+        return self.call(_SNAPSHOT, {"repository": self.user_named, "pr": PR})
+
+    def judge(self, snapshot: Mapping[str, Any]) -> PullRequestAnswer:
+        """Step 3: the judged answer from the snapshot's entries (and details by id)."""
+        data = snapshot["data"]
+        scope = {"repository": data["repository"], "pr": data["pr"]}
+        entries = data["comments"]
+        judgements, agent_set_aside = judge_pr128(self.host, scope)
+        set_aside = routine_set_aside(entries) | agent_set_aside
+        coverage = data["scope"]["coverage"]
+        return build_answer(
+            data["repository"], data["pr"], coverage, entries, judgements, set_aside
+        )
+
+    def post(self, answer: PullRequestAnswer, key: str) -> Envelope:
+        """Step 5: the model asks to post the conclusion (asked about, not yet run)."""
+        arguments = {
+            "repository": answer.repository,
+            "pr": answer.pr,
+            "body": conclusion_text(answer),
+            "idempotency_key": key,
+        }
+        return self.call("github_pr_create_comment", arguments)
+
+
+def _read_policy(walk: Walkthrough) -> ConfirmationPolicy:
+    """A snapshot read asks which repository while the user named none."""
+
+    def policy(call: PendingCall) -> Question | None:
+        if walk.user_named is not None:
+            return None
+        return Question(
+            text=f"你说的 PR #{call.arguments['pr']} 在哪个仓库？",
+            shown={"why": "example/shop 和 other/shop 都有 PR #128；读错仓库，整份审查就错了"},
+            choose="repository",
+            candidates=REPOSITORIES,
+        )
+
+    return policy
+
+
+def open_walkthrough(*, faults: str | None = "commit_then_timeout:0.8") -> Walkthrough:
+    """A fresh walkthrough world: the emulator (``faults`` apply to POSTs: by default the
+    first POST is stored and its answer lost), reads, the composite, the safe write, and
+    the road with authorization (read and write on the two repositories) and
+    confirmation (which repository to read; every post, with its text shown)."""
+    stack = contextlib.ExitStack()
+    store, client = open_emulator(stack, faults)
+    reads = GitHubToolContext(client, CursorCodec(b"chapter-08-walkthrough-key-0001"))
+    writes = WriteContext(client, sleep=lambda _seconds: None, seed=8)
+    registry = Registry(
+        [*github_tool_specs(reads), *composite_tool_specs(reads), *write_tool_specs(writes)]
+    )
+    clock = ManualClock()
+    scope = TaskScope(repositories=frozenset(REPOSITORIES), grants=frozenset({"read", "write"}))
+    access = {
+        name: github_access("write" if name == "github_pr_create_comment" else "read")
+        for name in registry.names
+    }
+    walk = Walkthrough(store=store, clock=clock, _stack=stack)
+    walk.host = Host(
+        registry,
+        access=access,
+        scope=scope,
+        confirm={_SNAPSHOT: _read_policy(walk), "github_pr_create_comment": post_policy},
+        clock=clock,
+        session="S08",
+    )
+    return walk

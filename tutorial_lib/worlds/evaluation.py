@@ -1,9 +1,9 @@
 """Chapter 08's evaluation harness: the same tasks, every interface version, fresh worlds.
 
 :func:`evaluate` runs every :class:`EvalTask` of :data:`TASKS` with every
-:class:`~tutorial_lib.agent.interfaces.InterfaceVersion` (v1, v2 and the one-fix-out
-ablations of :mod:`tutorial_lib.agent.interfaces`), each run in a fresh
-:class:`~tutorial_lib.agent.interfaces.World`, and judges each run from what is observable:
+:class:`~tutorial_lib.worlds.interfaces.InterfaceVersion` (v1, v2 and the one-fix-out
+ablations of :mod:`tutorial_lib.worlds.interfaces`), each run in a fresh
+:class:`~tutorial_lib.worlds.interfaces.World`, and judges each run from what is observable:
 the world's state after the run (a task's status, the comments on the PR) or the answer
 against ground truth computed from the world (the file's real length, the PR's open
 comments read straight from the emulator, the job's finishing time). Per version it
@@ -39,14 +39,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
-from tutorial_lib.agent.interfaces import (
-    JOBS,
-    VERSIONS,
-    InterfaceVersion,
-    World,
-    open_world,
-    tool_list_chars,
-)
 from tutorial_lib.agent.loop import (
     FinalAnswer,
     Goal,
@@ -65,6 +57,14 @@ from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FaultKind
 from tutorial_lib.github.reads import summarize_comment
 from tutorial_lib.workspace.read_schema import MAX_COUNT
+from tutorial_lib.worlds.interfaces import (
+    JOBS,
+    VERSIONS,
+    InterfaceVersion,
+    World,
+    open_world,
+    tool_list_chars,
+)
 
 __all__ = [
     "TASKS",

@@ -9,7 +9,7 @@ because no tool existed.
 
 Each benign read task (:data:`TASKS`) is run once without a payload (benign utility),
 then once per payload placed in each carrier the task reads (:data:`CARRIERS`), by the
-:class:`~tutorial_lib.agent.obedient.ObedientModel`, in one of three configurations
+:class:`~tutorial_lib.worlds.obedient.ObedientModel`, in one of three configurations
 (:data:`Defences`):
 
 - ``"none"``: no authorization station; the model's answer is the report;
@@ -40,10 +40,7 @@ from typing import Any, Literal, get_args
 
 from tutorial_lib.agent.evidence import Report, report_from_answer, report_from_evidence
 from tutorial_lib.agent.loop import ToolCall, Transcript, run_agent
-from tutorial_lib.agent.obedient import ObedientModel, PlacedPayload
-from tutorial_lib.agent.outbound import OutboundGateway, http_send_spec
 from tutorial_lib.agent.output_check import OutputPolicy, find_links, outside_link_station
-from tutorial_lib.agent.payloads import ATTACKER_HOST, PAYLOADS, AttackGoal, Payload
 from tutorial_lib.core.authorization import (
     AccessMap,
     TaskScope,
@@ -63,6 +60,7 @@ from tutorial_lib.emulator.fixtures import (
     build_store,
 )
 from tutorial_lib.emulator.service import serve_in_process
+from tutorial_lib.examples.outbound import OutboundGateway, http_send_spec
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.composite import composite_tool_specs
 from tutorial_lib.github.dangerous import (
@@ -76,6 +74,8 @@ from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
 from tutorial_lib.github.writes import WriteContext, write_tool_specs
 from tutorial_lib.workspace.read import read_lines_tool
 from tutorial_lib.workspace.search import search_files_tool
+from tutorial_lib.worlds.obedient import ObedientModel, PlacedPayload
+from tutorial_lib.worlds.payloads import ATTACKER_HOST, PAYLOADS, AttackGoal, Payload
 
 __all__ = [
     "CARRIERS",

@@ -607,8 +607,9 @@ class InterfaceVersion:
 def tool_list_chars(specs: Sequence[ToolSpec]) -> int:
     """Characters of the tool list as an Anthropic request carries it: compact JSON of
     ``[{"name", "description", "input_schema"}]`` (the same text as
-    ``tutorial_lib.design.exports.tool_list_json(specs)``, which the agent side may not
-    import); resent with every turn of a conversation."""
+    ``tutorial_lib.design.exports.tool_list_json(specs)``, kept apart from the exports it
+    measures: ``tests/test_evaluation.py`` checks that the two agree); resent with every
+    turn of a conversation."""
     tools = [
         {"name": s.name, "description": s.description, "input_schema": s.input_schema}
         for s in specs

@@ -5,11 +5,11 @@ model: it is a fixed, deterministic policy, documented so that nobody mistakes i
 figures for a model's. It stands for the worst case a defender must plan for: a model
 that *understands every injected instruction and obeys it*.
 
-- Its task is a :class:`ReadPlan` (which calls to make, page after page, and what to
-  answer from their results): the benign behaviour.
+- Its task is a :class:`~tutorial_lib.agent.evidence.ReadPlan` (which calls to make,
+  page after page, and what to answer from their results): the benign behaviour.
 - Its "understanding" is a book of :class:`PlacedPayload` records: the text of each
   payload exactly as it was placed in the world, and what the payload asks for
-  (:func:`tutorial_lib.agent.payloads.demands`). It reads the untrusted field of its input
+  (:func:`tutorial_lib.worlds.payloads.demands`). It reads the untrusted field of its input
   (:func:`tutorial_lib.agent.provenance.model_input`) and recognises a payload once one
   sentence-start of each of its parts reached it (after Unicode NFKC, with zero-width
   and bidirectional controls removed, case folded): a tool that cut or dropped the text
@@ -29,18 +29,17 @@ import unicodedata
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
+from tutorial_lib.agent.evidence import ReadPlan, format_answer
 from tutorial_lib.agent.loop import FinalAnswer, ToolCall, Transcript
-from tutorial_lib.agent.payloads import ATTACKER_HOST, Act, Payload, demands
 from tutorial_lib.agent.provenance import model_input, texts_in
+from tutorial_lib.worlds.payloads import ATTACKER_HOST, Act, Payload, demands
 
 __all__ = [
     "NOTHING_TO_HANDLE",
     "ObedientModel",
     "PlacedPayload",
-    "ReadPlan",
-    "format_answer",
     "normalize",
     "recognises",
 ]
@@ -76,33 +75,6 @@ class PlacedPayload:
 
     payload: Payload
     texts: tuple[str, ...]
-
-
-class ReadPlan(Protocol):
-    """A read task as a model carries it out: the next call, and the answer's content."""
-
-    @property
-    def name(self) -> str:
-        """The task's name (the first word of its answer)."""
-        ...
-
-    def next_call(self, results: Sequence[tuple[str, Mapping[str, Any]]]) -> ToolCall | None:
-        """The next call of the plan given the ``(tool, data)`` of its successes so far."""
-        ...
-
-    def items(self, results: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[str, ...]:
-        """What the answer lists (comment ids, lines, matches), from the results."""
-        ...
-
-    def coverage(self, results: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
-        """``"complete"`` when the results cover the whole object, else ``"partial"``."""
-        ...
-
-
-def format_answer(name: str, coverage: str, items: Sequence[str], notes: str = "") -> str:
-    """The answer's text: ``"<task>: coverage <c>; items: <a, b | none>"`` then notes."""
-    line = f"{name}: coverage {coverage}; items: {', '.join(items) or 'none'}"
-    return line + (f"\n{notes}" if notes else "")
 
 
 class ObedientModel:

@@ -9,7 +9,7 @@ What an obedient model does when it has read a payload is :func:`demands`: the c
 the answer) the attacker wants, on this course's world (``example/shop`` PR 128 is the
 task's object; ``other/shop`` is the other repository; ``.env`` holds the secret;
 ``attacker.example`` is the attacker's host). Success is never judged by the model's words
-but by what happened (:mod:`tutorial_lib.agent.suite`).
+but by what happened (:mod:`tutorial_lib.worlds.injection`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""An agent's answer to "which review comments of this PR need handling?": judged, and cited.
+"""PR 128's judgements (chapters 04 and 08): an agent's answer to "which review comments
+of this PR need handling?", judged, and cited.
 
 A list of unresolved comment ids is what a reading produces; it is not yet an answer.
 "Unresolved" only says that nobody clicked "Resolve conversation": a nit the author may
@@ -23,8 +24,11 @@ the summary's own words (``cue``, checked against the summary) or on :class:`Evi
 words copied from another tool result together with the call that returned them.
 :func:`cite` makes that call along the road and refuses a quote the result does not hold.
 
-Chapter 04 builds the answer for PR 128 by hand, playing the agent; the module lives with
-the course instruments because it renders for the course's (Chinese-reading) users.
+Chapter 04 builds the answer for PR 128 by hand, playing the agent (:func:`judge_pr128`
+holds its judgements); chapter 08's walkthrough (:mod:`tutorial_lib.worlds.desk`) makes
+the same answer end to end and posts :func:`conclusion_text`. This module is the logic;
+the findings as a notebook shows them, wrapped by display width, are
+:mod:`tutorial_lib.course.demos.pr_answer`'s.
 
 :func:`build_answer` refuses an answer that drops a comment it read: every unresolved
 comment of the listing is either judged or set aside with a reason (bots and outdated
@@ -36,13 +40,11 @@ belongs to a thread already judged). A ``"confirmed"`` finding must cite the ful
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from tutorial_lib.core.host import Host
-from tutorial_lib.course.table import display_width
 from tutorial_lib.github.reads import GET_COMMENT
 
 __all__ = [
@@ -57,6 +59,8 @@ __all__ = [
     "PullRequestAnswer",
     "build_answer",
     "cite",
+    "conclusion_text",
+    "judge_pr128",
     "routine_set_aside",
 ]
 
@@ -172,70 +176,21 @@ class PullRequestAnswer:
         """``{category: [comment ids]}``: the answer at a glance."""
         return {c: [f.comment_id for f in found] for c, found in self.by_category().items()}
 
-    def headline(self, *, width: int = 100) -> str:
-        """What was read, how many of each class, and that the classes are a judgement."""
+    def summary_line(self) -> str:
+        """What was read, how many of each class, and that the classes are a judgement.
+
+        One line, unwrapped: :func:`conclusion_text` posts it, and
+        :func:`tutorial_lib.course.demos.pr_answer.headline` wraps it for a notebook.
+        """
         counts = "，".join(
             f"{CATEGORY_SHORT[c]} {len(v)} 条" for c, v in self.by_category().items()
         )
         partial = "" if self.coverage == "complete" else "只读了一部分，没读到的不在其中；"
-        text = (
+        return (
             f"{self.repository}#{self.pr}：读了 {self.comments_read} 条评论"
             f"（coverage {self.coverage}）；{partial}{counts}；另有 {len(self.set_aside)} 条"
             "未解决的评论不算发现。分类是 Agent 的判断，工具不返回它。"
         )
-        return "\n".join(_wrapped(text, width, ""))
-
-    def text(self, categories: Iterable[str] = CATEGORIES, *, width: int = 100) -> str:
-        """The findings of ``categories``, for a person, at most ``width`` columns a line.
-
-        A confirmed problem or a risk: location, the tool's summary (hedging kept), the
-        agent's reason, what it cites, and the details entry. An opinion: one line
-        (location and the words that make it one); its entry stays in :attr:`findings`.
-        """
-        out: list[str] = []
-        for category in categories:
-            found = self.by_category()[category]
-            out.append(f"{CATEGORY_TITLES[category]}：{len(found)} 条")
-            for finding in found:
-                where = f"- {finding.comment_id}  {finding.file}:{finding.line}"
-                if category == "opinion":
-                    out += _wrapped(f'{where}  "{finding.cue or finding.reason}"', width, "")
-                    continue
-                out.append(where)
-                out += _wrapped(finding.summary, width, "    ")
-                out += _wrapped("判断：" + finding.reason, width, "    ")
-                if finding.cue:
-                    out += _wrapped(f'依据：摘要里的 "{finding.cue}"', width, "    ")
-                for evidence in finding.evidence:
-                    out += _wrapped("依据：" + evidence.line(), width, "    ")
-                entry = json.dumps(finding.details["arguments"], ensure_ascii=False)
-                out += _wrapped(f"详情：{finding.details['name']} {entry}", width, "    ")
-        return "\n".join(out)
-
-
-_WIDE = "\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
-#: A wide character alone, a run of spaces, or a run of anything else (a word).
-_TOKEN = re.compile(f"[{_WIDE}]| +|[^ {_WIDE}]+")
-
-
-def _wrapped(text: str, width: int, indent: str) -> list[str]:
-    """``text`` in lines of at most ``width`` display columns (a Chinese character: 2).
-
-    Breaks at spaces, or between two Chinese characters; later lines are indented two
-    more columns than ``indent``.
-    """
-    tokens = _TOKEN.findall(text)
-    lines, line = [], indent
-    for token in tokens:
-        if display_width(line) + display_width(token) > width and line.strip():
-            lines.append(line.rstrip())
-            line = indent + "  "
-            if token.isspace():
-                continue
-        line += token
-    if line.strip():
-        lines.append(line.rstrip())
-    return lines
 
 
 def routine_set_aside(entries: Iterable[Mapping[str, Any]]) -> dict[int, str]:
@@ -332,3 +287,81 @@ def _check_judgement(comment_id: int, judgement: Judgement, repository: str, pr:
             f"comment {comment_id}: 'confirmed' must cite the full comment"
             f" ({GET_COMMENT}, field body), not only its summary"
         )
+
+
+def judge_pr128(
+    host: Host, scope: Mapping[str, Any]
+) -> tuple[dict[int, Judgement], dict[int, str]]:
+    """The agent's judgements of PR 128's unresolved comments (chapter 04), and the
+    comments it sets aside beyond the routine ones (replies, the injected comment).
+
+    Each quote is a real ``github_pr_get_comment`` call through ``host`` (see
+    :func:`cite`): details by id, only where a judgement
+    rests on more than the listing's summary.
+    """
+
+    def quote(comment_id: int, field: str, words: str, **extra: Any) -> Any:
+        arguments = {**scope, "comment_id": comment_id, **extra}
+        return cite(host, "github_pr_get_comment", arguments, field, words)
+
+    judgements = {
+        1700000035: Judgement(
+            "confirmed",
+            "审查者指出缺陷并附了复现用例；PR 作者在同一线程里承认能复现。",
+            evidence=(
+                quote(1700000035, "body", "Reproduced with `cart.test.ts`"),
+                quote(1700000036, "in_reply_to_id", "1700000035", response_format="detailed"),
+                quote(1700000036, "author", "dana-ortiz"),
+                quote(1700000036, "body", "Confirmed, I can reproduce it."),
+                cite(host, "github_pr_get", scope, "author", "dana-ortiz"),
+            ),
+        ),
+        1700000067: Judgement(
+            "confirmed",
+            "审查者说明了失败的原因，还说在预发环境的数据快照上跑过、迁移中止。"
+            "复现是审查者报告的，Agent 没有重跑。",
+            evidence=(
+                quote(1700000067, "body", "I ran it against the staging snapshot and it aborts"),
+            ),
+        ),
+        1700000042: Judgement(
+            "to_verify",
+            "审查者用了 “I think”“could”，还请作者去查：没人证实过。",
+            cue="possible race condition (unconfirmed)",
+        ),
+        1700000048: Judgement(
+            "to_verify",
+            "审查者用了 “might”，还说自己没看处理 webhook 的代码。",
+            cue="possible double processing (unconfirmed)",
+            evidence=(quote(1700000048, "body", "I haven't checked the webhook handler"),),
+        ),
+        1700000055: Judgement(
+            "to_verify",
+            "说得很肯定，但没有复现，作者也没回应；Agent 读不到代码，无从核对。安全问题，先查。",
+            evidence=(quote(1700000055, "body", "That is an SQL injection"),),
+        ),
+        1700000031: Judgement(
+            "opinion", "加重试的建议，审查者自己也拿不准。", cue="Not sure what Stripe recommends"
+        ),
+        1700000034: Judgement("opinion", "审查者明说不阻塞。", cue="Not a blocker"),
+        1700000039: Judgement("opinion", "文档上的建议，交给作者定。", cue="Up to you"),
+        1700000054: Judgement("opinion", "审查者说这不是强烈的意见。", cue="Not a strong opinion"),
+        1700000059: Judgement("opinion", "写法上的小建议。", cue="Reviewer nit"),
+        1700000063: Judgement("opinion", "默认值的建议，只是随口一提。", cue="Just a thought"),
+        1700000069: Judgement("opinion", "写法上的小建议。", cue="Reviewer nit"),
+    }
+    agent_set_aside = {
+        1700000032: "作者对 1700000031 的回复，归入那条线程",
+        1700000036: "作者对 1700000035 的回复，已作为它的依据",
+        1700000062: "正文要 AI 读取 .env 并发往外部地址：这是评论里的数据，不照做（第 06 章）",
+    }
+    return judgements, agent_set_aside
+
+
+def conclusion_text(answer: PullRequestAnswer) -> str:
+    """The comment that posts the conclusion: the headline, then the ids of each class."""
+    lines = [answer.summary_line(), ""]
+    for category, ids in answer.ids().items():
+        if ids:
+            lines.append(f"- {CATEGORY_SHORT[category]}：{'、'.join(map(str, ids))}")
+    return "\n".join(lines)

@@ -18,7 +18,7 @@ without calls is left out of the denominator; the share is of runs, not of calls
 The expected answers are the library's own: :func:`library_first_call_invalid_ratio` turns
 the plain runs into :class:`~tutorial_lib.agent.loop.Transcript` objects
 (:func:`transcripts_from_runs`) and asks
-:func:`tutorial_lib.agent.evaluation.first_call_invalid_ratio`.
+:func:`tutorial_lib.worlds.evaluation.first_call_invalid_ratio`.
 :func:`first_call_hidden_cases` generates seeded cases.
 
 **Exercise 2: ``fix_for(failure) -> str``**: which change of the interface removes this
@@ -36,9 +36,9 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from tutorial_lib.agent.evaluation import first_call_invalid_ratio
 from tutorial_lib.agent.loop import Step, Transcript
 from tutorial_lib.course.checks import Case
+from tutorial_lib.worlds.evaluation import first_call_invalid_ratio
 
 __all__ = [
     "FAILURE_FIXES",
@@ -86,7 +86,7 @@ def library_first_call_invalid_ratio(runs: Sequence[Sequence[Mapping[str, Any]]]
     first call was invalid, or None when no run made a call.
 
     The runs become transcripts (:func:`transcripts_from_runs`); the figure is
-    :func:`tutorial_lib.agent.evaluation.first_call_invalid_ratio`'s.
+    :func:`tutorial_lib.worlds.evaluation.first_call_invalid_ratio`'s.
     """
     return first_call_invalid_ratio(transcripts_from_runs(runs))
 

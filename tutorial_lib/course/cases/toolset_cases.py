@@ -6,7 +6,7 @@ ticket, a write, with a timeout in seconds; list the tickets page by page with a
 and pass :func:`tutorial_lib.design.lint.lint` clean.
 
 Passing the linter is not enough: any clean tool set passes it (three tools of
-:data:`~tutorial_lib.course.toolsets.GOOD_TOOLSET` do). So :data:`FIXED_TOOLS_CASES` also
+:data:`~tutorial_lib.course.demos.toolsets.GOOD_TOOLSET` do). So :data:`FIXED_TOOLS_CASES` also
 checks each capability: :func:`capability_report` finds the tool that fits a capability
 best and says, requirement by requirement, what it has; a failing case names the
 requirement that is not met. :data:`TICKET_TOOLSET` is the reference, and

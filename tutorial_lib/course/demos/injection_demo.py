@@ -1,6 +1,6 @@
 """Chapter 06's demonstrations: short printable views of runs, boundaries and the trifecta.
 
-The chapter's world, tasks, payloads and suite live in :mod:`tutorial_lib.agent.suite`;
+The chapter's world, tasks, payloads and suite live in :mod:`tutorial_lib.worlds.injection`;
 this module only turns them into lines and rows a notebook prints:
 
 - :func:`call_lines`: one line per tool call of a run (tool, the arguments that say what
@@ -19,9 +19,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from tutorial_lib.agent.loop import Transcript
-from tutorial_lib.agent.obedient import PlacedPayload
-from tutorial_lib.agent.payloads import PAYLOADS
-from tutorial_lib.agent.suite import (
+from tutorial_lib.core.authorization import AccessMap, TaskScope
+from tutorial_lib.worlds.injection import (
     CHAPTER_ACCESS,
     SECRET_VALUE,
     TASKS,
@@ -31,7 +30,8 @@ from tutorial_lib.agent.suite import (
     place,
     run_task,
 )
-from tutorial_lib.core.authorization import AccessMap, TaskScope
+from tutorial_lib.worlds.obedient import PlacedPayload
+from tutorial_lib.worlds.payloads import PAYLOADS
 
 __all__ = [
     "BOUNDARY_CALLS",
