@@ -85,6 +85,11 @@ from tutorial_lib.core.contracts import ContractError
 from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import ToolSpec
 from tutorial_lib.course.checks import Case
+from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC
+from tutorial_lib.github.dangerous import LIST_CONVERSATION_SPEC
+from tutorial_lib.github.reads import GET_COMMENT_SPEC, LIST_COMMENTS_SPEC, PR_GET_SPEC
+from tutorial_lib.workspace.read import READ_LINES_SPEC
+from tutorial_lib.workspace.search import SEARCH_FILES_SPEC
 
 __all__ = [
     "CARRIER_CASES",
@@ -792,25 +797,22 @@ RESULT_FIELDS: Mapping[str, tuple[str, ...]] = MappingProxyType(
     }
 )
 
-_COMMENT_WORDS = frozenset(
-    {"comments[].file", "comments[].summary", "comments[].author", "comments[].body"}
-)
-
-#: Tool name -> the result fields that carry text someone else wrote (see the module
-#: docstring for why each is in or out). Every other field of :data:`RESULT_FIELDS` is
-#: produced by our tools or computed by GitHub, or echoes the model's own arguments.
+#: Tool name -> the result fields that carry text someone else wrote, as each tool declares
+#: them once on its spec (``ToolSpec.untrusted_fields``; see the module docstring for why
+#: each is in or out). Every other field of :data:`RESULT_FIELDS` is produced by our tools
+#: or computed by GitHub, or echoes the model's own arguments.
 UNTRUSTED_FIELDS: Mapping[str, frozenset[str]] = MappingProxyType(
     {
-        "read_lines": frozenset({"lines[].text"}),
-        "search_files": frozenset(
-            {"candidates[].path", "candidates[].preview", "candidates[].next_call.arguments.path"}
-        ),
-        "github_pr_get": frozenset({"title", "author", "body", "head", "base"}),
-        "github_pr_list_comments": _COMMENT_WORDS,
-        "github_pr_get_comment": frozenset({"file", "summary", "author", "body", "diff_hunk"}),
-        "github_pr_list_conversation": frozenset({"comments[].author", "comments[].summary"}),
-        "github_pr_get_review_snapshot": frozenset({"title", "description", "author"})
-        | _COMMENT_WORDS,
+        spec.name: spec.untrusted_fields
+        for spec in (
+            READ_LINES_SPEC,
+            SEARCH_FILES_SPEC,
+            PR_GET_SPEC,
+            LIST_COMMENTS_SPEC,
+            GET_COMMENT_SPEC,
+            LIST_CONVERSATION_SPEC,
+            REVIEW_SNAPSHOT_SPEC,
+        )
     }
 )
 
