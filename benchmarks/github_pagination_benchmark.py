@@ -41,7 +41,7 @@ import time
 import httpx
 
 from tutorial_lib.agent.budget import context_budget
-from tutorial_lib.core.road import call_tool
+from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.fixtures import build_store, make_large_pr
 from tutorial_lib.emulator.service import serve
@@ -68,14 +68,14 @@ def keyset(base_url: str, *, cache: bool) -> tuple[list[float], int, int]:
     transport = Counting()
     with GitHubClient(base_url, transport=transport) as client:
         context = GitHubToolContext(client, CursorCodec(b"benchmark-key-0123456789"))
-        registry = Registry(github_tool_specs(context))
+        host = Host(Registry(github_tool_specs(context)))
         args: dict = {"repository": REPO, "pr": PR, "page_size": PAGE}
         times, seen = [], 0
         while True:
             if not cache:
                 context.thread_cache.clear()
             start = time.perf_counter()
-            envelope = call_tool(registry, LIST_COMMENTS_SPEC.name, args)
+            envelope = host.call(LIST_COMMENTS_SPEC.name, args)
             times.append(time.perf_counter() - start)
             data = envelope["data"]
             seen += len(data["comments"])
@@ -106,9 +106,9 @@ def main() -> int:
         # page 0 fetches the thread states (GraphQL): it is reported apart
         with GitHubClient(handle.base_url, transport=Counting()) as client:
             context = GitHubToolContext(client, CursorCodec(b"benchmark-key-0123456789"))
-            registry = Registry(github_tool_specs(context))
+            host = Host(Registry(github_tool_specs(context)))
             first_page = {"repository": REPO, "pr": PR, "page_size": PAGE}
-            call_tool(registry, LIST_COMMENTS_SPEC.name, first_page)
+            host.call(LIST_COMMENTS_SPEC.name, first_page)
             per_call = client._http._transport.graphql  # type: ignore[attr-defined]
         # offset baseline: same page indices
         with GitHubClient(handle.base_url) as client:

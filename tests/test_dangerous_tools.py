@@ -1,6 +1,6 @@
 """The dangerous tools of chapter 06 really act, with effects a test can observe.
 
-Each tool runs through the one road (tutorial_lib.core.road.call_tool); its effect is
+Each tool runs through the one road (a tutorial_lib.core.host.Host); its effect is
 asserted where it lands: the emulator's store (merge, delete, edit), the outbound gateway's
 record (http_send), the settings store, the pending-actions store. A refusing authorization
 station leaves every one of them untouched: an attack fails because the executor refused,

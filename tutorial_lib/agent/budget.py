@@ -2,8 +2,8 @@
 
 :func:`context_budget` serves a store with the course's GitHub emulator, then reads PR
 comments in five ways and counts the characters each hands the model. The read tools are
-called exactly as an agent calls them: bound once in a :class:`Registry`, every call along
-the road (:func:`tutorial_lib.core.road.call_tool`). This module, on the agent side, may
+called exactly as an agent calls them: bound once in a :class:`Registry`, every call
+through a :class:`~tutorial_lib.core.host.Host`. This module, on the agent side, may
 start the emulator; the agent-facing tools of :mod:`tutorial_lib.github` never do.
 """
 

@@ -1,9 +1,9 @@
 """A minimal agent loop and a scripted stand-in for a model, to count what interfaces cost.
 
 :func:`run_agent` asks a :class:`Model` for its next action, sends each tool call through
-:func:`tutorial_lib.core.road.call_tool`, and records a :class:`Transcript`: every call's
-arguments as sent, the size of the result the model received, its error code, and the
-final answer. Chapter 08 builds its evaluation on these numbers.
+its :class:`~tutorial_lib.core.host.Host` (``host.call``), and records a
+:class:`Transcript`: every call's arguments as sent, the size of the result the model
+received, its error code, and the final answer. Chapter 08 builds its evaluation on these numbers.
 
 The model here is NOT a language model. :class:`ScriptedModel` is a fixed, deterministic
 policy: it pursues one goal (:class:`ReadWholeFile`, :class:`SetTaskStatus`,

@@ -33,11 +33,13 @@ suggestion says to ask the user, never to try other arguments.
 The station stands *before* the business check (:func:`authorize`): it decides on what
 the arguments name (tool, action class, repository, host, the workspace path taken
 lexically: normalized, no ``..`` out of the root, secret names), so a refused call opens
-nothing and learns nothing (whether a file exists, is a FIFO, or is too large). Once the
-business check has opened the file, a second station of the ``"resolution"`` slot
-(:func:`authorize_resolved`) checks the name it really has after symlinks (Linux): a link
-``notes.txt -> .env`` is refused as ``.env``. Elsewhere only the requested name is checked.
-:func:`authorization_stations` gives both; the host puts them on the road.
+nothing and learns nothing (whether a file exists, is a FIFO, or is too large). A second
+station, of the ``"resolution"`` slot (:func:`authorize_resolved`), checks the name the
+call really touches after symlinks: first as the tool's ``resolve`` step found it by name,
+before the business check opens anything, then (the road's ``recheck``) the name of what
+the business check really opened (Linux), so a link swapped in between is seen too. A link
+``notes.txt -> .env`` is refused as ``.env``. :func:`authorization_stations` gives both
+stations; the host puts them on the road.
 """
 
 from __future__ import annotations

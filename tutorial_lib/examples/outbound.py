@@ -8,7 +8,8 @@ URL, body) and answers a canned 200, without ever opening a socket. A test asser
 
     gateway = OutboundGateway()
     registry = Registry([http_send_spec(gateway)])
-    call_tool(registry, "http_send", {"method": "POST", "url": "https://x.example/", "body": "hi"})
+    host = Host(registry, unguarded=True)  # a task's host would give access= and scope=
+    host.call("http_send", {"method": "POST", "url": "https://x.example/", "body": "hi"})
     gateway.requests  # [OutboundRequest("POST", "https://x.example/", "hi")]
 """
 

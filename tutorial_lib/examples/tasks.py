@@ -6,7 +6,7 @@ arguments are ``task_id`` (a string such as ``"T-1"``) and ``status``, one of ``
 and travels the road like every tool:
 
     find the tool -> schema check (TASK_SET_STATUS_SCHEMA, status worded by
-    status_value_error) -> business check (the task exists) -> authorization
+    status_value_error) -> authorization -> business check (the task exists)
     -> confirmation -> execution (the write) -> envelope
 
 Its failures come in two styles (``error_style`` of the spec):

@@ -1,11 +1,12 @@
 """The agent-facing PR tools: github_pr_get, github_pr_list_comments, github_pr_get_comment.
 
 Each tool is declared once (:data:`PR_GET_SPEC`, :data:`LIST_COMMENTS_SPEC`,
-:data:`GET_COMMENT_SPEC`) and every call travels the road of
-:func:`tutorial_lib.core.road.call_tool`::
+:data:`GET_COMMENT_SPEC`) and every call travels the road of its
+:class:`~tutorial_lib.core.host.Host`::
 
     find the tool -> schema check (the tool's schema, worded by pr_argument_error)
-                  -> business check -> authorization -> confirmation -> execution -> envelope
+      -> authorization -> resolution -> business check -> recheck -> confirmation
+      -> execution -> envelope
 
 The business check holds only what can be verified without asking GitHub (the cursor of
 github_pr_list_comments is authentic and continues this very query); every GitHub request

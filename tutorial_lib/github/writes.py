@@ -2,11 +2,12 @@
 
 Two tools, each declared once (:data:`CREATE_COMMENT_SPEC`, :data:`COMMENT_STATUS_SPEC`) and
 bound to a :class:`WriteContext` when the registry is built
-(``Registry(write_tool_specs(context))``); every call travels the road of
-:func:`tutorial_lib.core.road.call_tool`::
+(``Registry(write_tool_specs(context))``); every call travels the road of its
+:class:`~tutorial_lib.core.host.Host`::
 
-    find the tool -> schema check (the tool's schema) -> business check (the pre-check)
-                  -> authorization -> confirmation -> execution (the POSTs) -> envelope
+    find the tool -> schema check (the tool's schema) -> authorization -> resolution
+      -> business check (the pre-check) -> recheck -> confirmation
+      -> execution (the POSTs) -> envelope
 
 ``github_pr_create_comment`` posts a conversation comment on a pull request. A write can
 fail in three places (the connection fails; it fails mid-way; it succeeds and the answer is

@@ -1,7 +1,9 @@
 """The read tool ``read_lines``: declared once, called along the road like every tool.
 
-    find the tool -> schema check (READ_LINES_SCHEMA) -> business check (check_readable)
-                  -> authorization -> confirmation -> execution (read_requested_lines) -> envelope
+    find the tool -> schema check (READ_LINES_SCHEMA) -> authorization
+      -> resolution (resolve_path: the path after its symlinks, by name, nothing opened)
+      -> business check (check_readable) -> recheck (the name of what it opened)
+      -> confirmation -> execution (read_requested_lines) -> envelope
 
 - schema check: the road validates against :data:`READ_LINES_SCHEMA`, worded by
   :func:`~tutorial_lib.workspace.read_schema.read_lines_value_error`

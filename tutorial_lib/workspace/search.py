@@ -4,8 +4,9 @@ Search gives candidates, read gives text: each result is a ``{path, line, previe
 the exact read_lines call that shows the lines around it (``next_call``). The tool is
 declared once (:data:`SEARCH_FILES_SPEC`) and travels the same road as every tool::
 
-    find the tool -> schema check (SEARCH_FILES_SCHEMA) -> business check (_check)
-                  -> authorization -> confirmation -> execution (_execute) -> envelope
+    find the tool -> schema check (SEARCH_FILES_SCHEMA) -> authorization
+      -> resolution (the path after its symlinks, by name) -> business check (_check)
+      -> recheck (what _check opened) -> confirmation -> execution (_execute) -> envelope
 
 - schema check: the road validates against :data:`SEARCH_FILES_SCHEMA` (strict types, one
   error in a fixed order), the tool wording its own value errors

@@ -20,10 +20,11 @@ The five fixes, each one a difference a learner has met in an earlier chapter:
 - ``safe_write``: the chapter 05 comment write (idempotency key, read-back after an
   unknown outcome) instead of a plain POST.
 
-Every tool of every version is a :class:`ToolSpec` called along the one road
-(:func:`tutorial_lib.core.road.call_tool`). The v1 and ablation tools are thin wrappers over
+Every tool of every version is a :class:`ToolSpec` called through a
+:class:`~tutorial_lib.core.host.Host`. The v1 and ablation tools are thin wrappers over
 the course's real tools and the same stores: a vague declaration still runs the real
-tool's checks and execution (so a vague tool refuses the same values, only its error style
+tool's checks and execution (its arguments adapted before the schema check, in view of
+every station: ``ToolSpec.adapt``) (so a vague tool refuses the same values, only its error style
 and its declaration differ). The B14 example of a non-GitHub tool, ``tickets_set_status``
 over a :class:`TicketDesk`, is declared here too.
 """
