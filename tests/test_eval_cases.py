@@ -6,14 +6,20 @@
 - a learner-style solution in plain code passes every case, and each of its wrong
   variants fails a visible case whose name names its rule; a solution fitted to the
   visible rows fails the hidden ones;
+- a correct ratio passes whatever its numeric form (``bad / made``, ``1 - good / made``,
+  ``Fraction``, an ``int`` for 0 and 1) within the stated tolerance; a rounded one, a
+  string or a bool fails, the wrong types with the type rule in the report;
 - the ``fix_for`` table is exhaustive, names only the four fixes, and its failures are
-  worded as symptoms: no failure carries its fix's give-away words.
+  worded as symptoms: no failure carries its fix's give-away words;
+- the exercise's setup names (``FAILURES``, ``FIX_CASES``, ``INTERFACE_FIXES``) never
+  hold a fix in the clear: no case's name, hint or expected value tells the answer.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +35,15 @@ from tutorial_lib.agent.loop import (
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.course.cases.eval_cases import (
-    FAILURE_FIXES,
+    FAILURES,
     FIRST_CALL_CASES,
     FIX_CASES,
+    FIX_HINT,
     INTERFACE_FIXES,
+    RATIO_TOLERANCE,
+    FixKey,
+    RatioKey,
+    SealedAnswer,
     first_call_hidden_cases,
     library_first_call_invalid_ratio,
     library_fix_for,
@@ -103,6 +114,7 @@ def test_the_visible_table_fits_a_cell_and_names_are_distinct() -> None:
     assert len(FIRST_CALL_CASES) <= 15
     assert all(case.hint.strip() for case in FIRST_CALL_CASES)
     assert {type(case.expected) for case in FIRST_CALL_CASES} == {float, type(None)}
+    assert all(case.key == RatioKey(case.expected) for case in FIRST_CALL_CASES)
 
 
 def test_transcripts_from_runs_builds_real_steps() -> None:
@@ -169,6 +181,16 @@ def make_first_call_invalid_ratio(flaw: str | None = None) -> Callable[[Runs], A
             bad = sum(not run[0]["ok"] for run in made if run)
         if flaw == "none_for_zero" and bad == 0:
             return None
+        if flaw == "rounded":
+            return round(bad / len(made), 2)
+        if flaw == "as_string":
+            return f"{bad}/{len(made)}"
+        if flaw == "one_minus":
+            return 1 - (len(made) - bad) / len(made)
+        if flaw == "fraction":
+            return Fraction(bad, len(made))
+        if flaw == "int_when_whole" and bad % len(made) == 0:
+            return bad // len(made)
         return bad / len(made)
 
     return first_call_invalid_ratio
@@ -185,11 +207,17 @@ RATIO_FLAWS = {
     "invalid_calls_over_runs": "失败三次只算一次",
     "valid_share": "第一次就失败",
     "none_for_zero": "0.0 不是 None",
+    "rounded": "不要四舍五入",
+    "as_string": "类型：返回一个数",
 }
 
+#: Correct answers in another numeric form: they pass every visible and hidden case.
+RATIO_FORMS = ("one_minus", "fraction", "int_when_whole")
 
-def test_a_learner_solution_in_plain_code_passes_every_case() -> None:
-    ratio = make_first_call_invalid_ratio()
+
+@pytest.mark.parametrize("form", [None, *RATIO_FORMS])
+def test_a_learner_solution_in_plain_code_passes_every_case(form: str | None) -> None:
+    ratio = make_first_call_invalid_ratio(form)
     report = run_cases(ratio, FIRST_CALL_CASES)
     assert report.all_passed, "\n".join(report.lines())
     hidden = run_cases(ratio, first_call_hidden_cases())
@@ -201,6 +229,32 @@ def test_each_wrong_ratio_fails_a_case_that_names_its_rule(flaw: str, marker: st
     failed = failing(make_first_call_invalid_ratio(flaw), FIRST_CALL_CASES)
     assert failed, f"{flaw} passes every visible case"
     assert any(marker in name for name in failed), (flaw, failed)
+
+
+def test_a_wrong_type_fails_with_the_type_rule_and_the_type_case_comes_first() -> None:
+    def as_bool(runs: Runs) -> Any:
+        made = [run for run in runs if run]
+        return any(not run[0]["ok"] for run in made) if made else None
+
+    for wrong, kind in ((as_bool, "bool"), (make_first_call_invalid_ratio("as_string"), "str")):
+        report = run_cases(wrong, FIRST_CALL_CASES)
+        first = next(r for r in report.results if not r.passed)
+        assert first.case is FIRST_CALL_CASES[0] and "类型" in first.case.name
+        assert "int、float 或 fractions.Fraction" in first.case.hint
+        text = "\n".join(report.lines())
+        assert f"1e-9 的容差比较）或 None；{kind}" in text, text
+
+
+def test_the_ratio_key_accepts_numbers_within_the_tolerance_only() -> None:
+    key = RatioKey(2 / 3)
+    assert key(Fraction(2, 3)) == 2 / 3 and key(2 / 3 + RATIO_TOLERANCE / 2) == 2 / 3
+    assert key(0.67) == 0.67 and key(None) is None
+    assert RatioKey(None)(0) == 0.0 and type(RatioKey(None)(0)) is float
+    assert RatioKey(1.0)(1) == 1.0
+    for wrong in (True, "2/3", [2 / 3]):
+        with pytest.raises(TypeError, match="要返回一个数"):
+            key(wrong)
+    assert RatioKey(0.5) == RatioKey(0.5)  # cases stay comparable (seeded == seeded)
 
 
 def test_every_wrong_ratio_fails_the_hidden_cases_too() -> None:
@@ -233,6 +287,10 @@ GIVE_AWAY = {
 }
 
 
+#: The instructor's key, taken from the reference (the exercise never sees it).
+ANSWERS = {failure: library_fix_for(failure) for failure in FAILURES}
+
+
 def test_the_library_passes_every_fix_case() -> None:
     report = run_cases(library_fix_for, FIX_CASES)
     assert report.all_passed, "\n".join(report.lines())
@@ -245,24 +303,48 @@ def test_the_fix_table_is_exhaustive_and_uses_only_the_four_fixes() -> None:
         "units",
         "declarations",
     ]
-    assert [case.args for case in FIX_CASES] == [(failure,) for failure in FAILURE_FIXES]
-    assert [case.expected for case in FIX_CASES] == list(FAILURE_FIXES.values())
-    per_fix = Counter(FAILURE_FIXES.values())
+    assert len(FAILURES) == len(set(FAILURES)) == 10
+    assert [case.args for case in FIX_CASES] == [(failure,) for failure in FAILURES]
+    assert [case.key for case in FIX_CASES] == [FixKey(failure) for failure in FAILURES]
+    per_fix = Counter(ANSWERS.values())
     assert set(per_fix) == set(INTERFACE_FIXES)
     assert min(per_fix.values()) >= 2, per_fix
     names = [case.name for case in FIX_CASES]
-    assert len(set(names)) == len(names), names
-    assert all(case.hint.strip() for case in FIX_CASES)
+    assert names == [f"失败 {n}" for n in range(1, 11)]
     assert all(description.strip() for description in INTERFACE_FIXES.values())
 
 
+def test_the_setup_names_do_not_hold_the_answer_key() -> None:
+    """What the exercise imports shows no fix per failure: not in names, hints or values."""
+    import tutorial_lib.course.cases.eval_cases as module
+
+    assert "FAILURE_FIXES" not in module.__all__ and not hasattr(module, "FAILURE_FIXES")
+    assert isinstance(FAILURES, tuple) and all(type(f) is str for f in FAILURES)
+    for case in FIX_CASES:
+        assert case.hint == FIX_HINT
+        shown = f"{case.name} {case.hint} {case.expected!r} {case!r}"
+        assert not [fix for fix in INTERFACE_FIXES if fix in shown], shown
+        assert isinstance(case.expected, SealedAnswer)
+    # Every expected value is sealed with its own failure: equal fixes look different.
+    assert len({case.expected.digest for case in FIX_CASES}) == len(FIX_CASES)
+    for case in FIX_CASES:
+        assert case.key is not None
+        assert case.key(ANSWERS[case.args[0]]) == case.expected
+        assert [case.key(f) == case.expected for f in INTERFACE_FIXES].count(True) == 1
+
+
+def test_a_fix_of_the_wrong_type_or_name_fails_with_the_rule() -> None:
+    for wrong, message in ((None, "要返回一个改进名（str）"), ("Units", "不是上表的改进名")):
+        report = run_cases(lambda failure, w=wrong: w, FIX_CASES)
+        assert report.passed == 0
+        assert message in "\n".join(report.lines())
+
+
 def test_no_failure_gives_its_fix_away_by_keywords() -> None:
-    for failure, fix in FAILURE_FIXES.items():
+    for failure, fix in ANSWERS.items():
         words = [part for part in fix.split("_") if len(part) > 3] + list(GIVE_AWAY[fix])
         found = [word for word in words if word.lower() in failure.lower()]
         assert not found, (failure, found)
-    for case in FIX_CASES:
-        assert case.expected not in case.name and case.expected not in case.hint
 
 
 def test_no_fix_description_repeats_a_failures_telltale_token() -> None:
@@ -282,7 +364,7 @@ def test_shortcuts_fail_the_fix_table() -> None:
 
     for fix in INTERFACE_FIXES:
         report = run_cases(always(fix), FIX_CASES)
-        assert report.passed == Counter(FAILURE_FIXES.values())[fix]
+        assert report.passed == Counter(ANSWERS.values())[fix]
 
     def by_surface_words(failure: str) -> str:
         # The error code in the text suggests an error fix; anything about numbers, units.
@@ -293,3 +375,9 @@ def test_shortcuts_fail_the_fix_table() -> None:
         return "declarations"
 
     assert not run_cases(by_surface_words, FIX_CASES).all_passed
+
+
+def test_the_listed_order_does_not_group_the_failures_by_fix() -> None:
+    fixes = [ANSWERS[failure] for failure in FAILURES]
+    runs = sum(1 for a, b in zip(fixes, fixes[1:], strict=False) if a == b)
+    assert runs <= 1, fixes

@@ -44,6 +44,9 @@ from pathlib import PurePosixPath
 from typing import Any, Literal
 
 from tutorial_lib.core.contracts import ContractError, oserror_details
+from tutorial_lib.workspace.platform_check import require_supported
+
+require_supported()  # on a platform without dir_fd support, stop here with the reason
 
 __all__ = [
     "Method",

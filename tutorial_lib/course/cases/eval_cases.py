@@ -1,19 +1,24 @@
 """Chapter 08's exercise tables: measuring a tool interface, on plain data.
 
-**Exercise 1: ``first_call_invalid_ratio(runs) -> float | None``**: in what share of the
-runs was the model's FIRST call invalid?
+**Exercise 1: ``first_call_invalid_ratio(runs)``**: in what share of the runs was the
+model's FIRST call invalid?
 
 - ``runs``: a list of runs (one task, one interface version, one run each); a run is the
   list of its tool calls in order, each ``{"tool": str, "ok": bool}``; an empty list is a
   run that made no call (the model answered straight away);
-- the answer: runs whose first call failed, divided by runs that made at least one call;
-  ``None`` when no run made a call (there is nothing to measure, which is not the same as
-  "no first call failed", ``0.0``).
+- the answer: runs whose first call failed, divided by runs that made at least one call,
+  as a number (``int``, ``float`` or :class:`fractions.Fraction`; never a ``bool`` or a
+  string), compared with the expected value within :data:`RATIO_TOLERANCE` (1e-9), so
+  ``bad / made``, ``1 - good / made`` and ``Fraction(bad, made)`` all pass and a rounded
+  value does not; ``None`` when no run made a call (there is nothing to measure, which is
+  not the same as "no first call failed", ``0.0``).
 
 The points the table makes: usability is measured on the first attempt, so a run that
 failed and then succeeded on the retry still counts as invalid (the retry hides the cost,
 it does not remove it); a later invalid call does not make the first one invalid; a run
-without calls is left out of the denominator; the share is of runs, not of calls.
+without calls is left out of the denominator; the share is of runs, not of calls; the
+value is a number, not rounded. A value of another type fails every case with a message
+that states the type rule (:class:`RatioKey`, each case's ``key``).
 
 The expected answers are the library's own: :func:`library_first_call_invalid_ratio` turns
 the plain runs into :class:`~tutorial_lib.agent.loop.Transcript` objects
@@ -22,17 +27,27 @@ the plain runs into :class:`~tutorial_lib.agent.loop.Transcript` objects
 :func:`first_call_hidden_cases` generates seeded cases.
 
 **Exercise 2: ``fix_for(failure) -> str``**: which change of the interface removes this
-failure? ``failure`` is one observed failure of a transcript, as a sentence (a key of
-:data:`FAILURE_FIXES`); the answer is one of the four fixes of :data:`INTERFACE_FIXES`.
-The failures are worded as what was seen in the transcript, not as the cure: reading the
-transcript and naming the mechanism is the exercise. The table is exhaustive (every
-failure is a visible case), so there are no hidden cases.
+failure? ``failure`` is one observed failure of a transcript, as a sentence (an item of
+:data:`FAILURES`, which holds the descriptions only); the answer is one of the four fixes
+of :data:`INTERFACE_FIXES`. The failures are worded as what was seen in the transcript,
+not as the cure: reading the transcript and naming the mechanism is the exercise. The
+table is exhaustive (every failure is a visible case), so there are no hidden cases.
+
+The answer key is not in the exercise's reach: :data:`FIX_CASES` holds, for each failure,
+a :class:`SealedAnswer` (a digest of the failure and its fix, shown as "not disclosed")
+and a :class:`FixKey` that seals the learner's answer the same way; case names are the
+failures' numbers and every case has the same hint, so neither names a fix. The
+reference, :func:`library_fix_for`, is for the library's own tests; the exercise never
+mentions it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import numbers
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -41,10 +56,15 @@ from tutorial_lib.course.checks import Case
 from tutorial_lib.worlds.evaluation import first_call_invalid_ratio
 
 __all__ = [
-    "FAILURE_FIXES",
+    "FAILURES",
     "FIRST_CALL_CASES",
     "FIX_CASES",
+    "FIX_HINT",
     "INTERFACE_FIXES",
+    "RATIO_TOLERANCE",
+    "FixKey",
+    "RatioKey",
+    "SealedAnswer",
     "first_call_hidden_cases",
     "library_first_call_invalid_ratio",
     "library_fix_for",
@@ -105,11 +125,51 @@ def _bad(tool: str = _COMMENTS) -> dict[str, Any]:
     return {"tool": tool, "ok": False}
 
 
+#: How far a learner's ratio may be from the expected one and still pass.
+RATIO_TOLERANCE = 1e-9
+
+_RATIO_TYPE_RULE = (
+    "first_call_invalid_ratio 要返回一个数（int、float 或 fractions.Fraction，按 1e-9 的容差"
+    "比较）或 None；{kind} 不行"
+)
+
+
+@dataclass(frozen=True)
+class RatioKey:
+    """A ratio case's ``key``: what the check compares instead of the learner's value.
+
+    ``None`` stays ``None``. A number (any :class:`numbers.Real` but ``bool``: ``int``,
+    ``float``, :class:`~fractions.Fraction`) within :data:`RATIO_TOLERANCE` of
+    ``expected`` becomes ``expected`` itself (the case passes); another number becomes
+    its ``float`` (the report shows "expected X, got Y"). Any other type (a string, a
+    bool, a list) raises TypeError with the type rule, which the report shows.
+    """
+
+    expected: float | None
+
+    def __call__(self, value: Any) -> float | None:
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            kind = "bool（True/False 不算数）" if isinstance(value, bool) else type(value).__name__
+            raise TypeError(_RATIO_TYPE_RULE.format(kind=kind))
+        if self.expected is not None and abs(float(value) - self.expected) <= RATIO_TOLERANCE:
+            return self.expected
+        return float(value)
+
+
 def _ratio_case(name: str, runs: list[list[dict[str, Any]]], hint: str) -> Case:
-    return Case(name, (runs,), library_first_call_invalid_ratio(runs), hint)
+    expected = library_first_call_invalid_ratio(runs)
+    return Case(name, (runs,), expected, hint, key=RatioKey(expected))
 
 
 FIRST_CALL_CASES: tuple[Case, ...] = (
+    _ratio_case(
+        "类型：返回一个数，不是字符串或 bool",
+        [[_bad(_LINES)], [_ok(_LINES)]],
+        "返回一个数：int、float 或 fractions.Fraction 都可以，检查按 1e-9 的容差比较；"
+        "没有可衡量的运行时返回 None。'1/2' 这样的字符串、True/False 都不是比值。",
+    ),
     _ratio_case(
         "看第一次：重试成功了，第一次仍算无效",
         [[_bad(_LINES), _ok(_LINES)], [_ok(_LINES)]],
@@ -158,6 +218,12 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         "一次运行：第一次就失败",
         [[_bad(_STATUS), _ok(_STATUS)]],
         "只有一次运行、它的第一次调用失败：1/1 = 1.0（一个 float）。",
+    ),
+    _ratio_case(
+        "不要四舍五入：2/3 就是 2/3",
+        [[_bad(_STATUS)], [_ok(_STATUS)], [_bad(_STATUS), _ok(_STATUS)]],
+        "三次运行里两次第一次调用无效：2/3。返回精确的比值，不要 round()，也不要只留几位"
+        "小数：0.67 和 2/3 差了 0.003，远超 1e-9 的容差。Fraction(2, 3) 也可以。",
     ),
     _ratio_case(
         "全都有效：0.0 不是 None",
@@ -240,8 +306,10 @@ INTERFACE_FIXES: Mapping[str, str] = MappingProxyType(
     }
 )
 
-#: Every failure of the exercise, as seen in a transcript, and the fix that removes it.
-FAILURE_FIXES: Mapping[str, str] = MappingProxyType(
+#: The answer key: every failure of the exercise, as seen in a transcript, and the fix that
+#: removes it. Private on purpose: the exercise lists :data:`FAILURES` and checks with
+#: :data:`FIX_CASES`, neither of which holds a fix in the clear.
+_FAILURE_FIXES: Mapping[str, str] = MappingProxyType(
     {
         '模型把第一行写成 start: 0，只收到 {"error": "INVALID_ARGUMENT"}，'
         "于是把 count 换成 10、5、1 各试一次，最后放弃": "rich_errors",
@@ -263,47 +331,87 @@ FAILURE_FIXES: Mapping[str, str] = MappingProxyType(
 )
 
 
+#: The order the exercise lists the failures in: mixed, so that their positions do not
+#: group them by fix the way the answer key above does.
+_SHOWN_ORDER = (3, 0, 8, 6, 4, 1, 9, 2, 7, 5)
+
+#: The ten failures of exercise 2, in the exercise's order: the descriptions only.
+FAILURES: tuple[str, ...] = tuple(tuple(_FAILURE_FIXES)[i] for i in _SHOWN_ORDER)
+
+
 def library_fix_for(failure: str) -> str:
-    """The library's answer to exercise 2: the fix of :data:`INTERFACE_FIXES` that removes
-    ``failure`` (a key of :data:`FAILURE_FIXES`). An unknown failure raises KeyError."""
+    """The library's answer to exercise 2 (for its tests): the fix of
+    :data:`INTERFACE_FIXES` that removes ``failure`` (an item of :data:`FAILURES`).
+    An unknown failure raises KeyError."""
     try:
-        return FAILURE_FIXES[failure]
+        return _FAILURE_FIXES[failure]
     except KeyError:
         raise KeyError(f"not a failure of the exercise: {failure!r}") from None
 
 
-_FIX_HINTS: Mapping[str, str] = MappingProxyType(
-    {
-        "rich_errors": (
-            "模型并非不肯改，是拒绝没告诉它哪里错：它只能猜，猜的还不是出错的那个参数。"
-            "拒绝说出哪个参数、期望什么，第一次重试就能改对。"
-        ),
-        "coverage": (
-            "结果没有说明“还没读完”，也没给出下一页怎么要：模型以为读到的就是全部，"
-            "或者自己推算位置。让结果说明读到哪里、给出下一页的凭据。"
-        ),
-        "units": (
-            "数值本身没错，错在单位：调用方按一种单位想，工具按另一种单位算，"
-            "谁也没报错。把单位写进参数名，这个误会就无从发生。"
-        ),
-        "declarations": (
-            "参数都对，工具选错了：名字和描述没说出它做什么、作用于什么，模型只能凭字面猜。"
-        ),
-    }
-)
+def _digest(failure: str, fix: str) -> str:
+    return hashlib.sha256(f"{failure}\n{fix}".encode()).hexdigest()
 
-_FIX_NAMES = ("拒绝只说参数无效", "看到多少就当成全部", "数对了、单位错了", "选错了工具")
+
+@dataclass(frozen=True, eq=False)
+class SealedAnswer:
+    """An answer the check compares without showing it: a digest of failure and fix.
+
+    Two sealed answers are equal when their digests are; ``shown`` is what the report
+    prints (for the expected value "not disclosed", for the learner's the value itself).
+    """
+
+    digest: str
+    shown: str
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SealedAnswer) and other.digest == self.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def __repr__(self) -> str:
+        return self.shown
+
+
+@dataclass(frozen=True)
+class FixKey:
+    """A ``fix_for`` case's ``key``: seals the learner's answer for this case's failure.
+
+    A value that is not one of the four fix names raises (TypeError for a non-string,
+    ValueError for an unknown name), with the rule, which the report shows.
+    """
+
+    failure: str
+
+    def __call__(self, value: Any) -> SealedAnswer:
+        names = "、".join(INTERFACE_FIXES)
+        if not isinstance(value, str):
+            raise TypeError(f"fix_for 要返回一个改进名（str）：{names} 之一")
+        if value not in INTERFACE_FIXES:
+            raise ValueError(f"{value!r} 不是上表的改进名：只能是 {names} 之一")
+        return SealedAnswer(_digest(self.failure, value), repr(value))
+
+
+#: Every case's hint: the question to ask, the same for all, so no hint names a fix.
+FIX_HINT = (
+    "想一想模型缺了什么信息才会这样做：是拒绝没说清哪里错、结果没说有没有读完、"
+    "数没有说明按什么来算，还是工具的名字和说明没说它做什么？再对应到上表的一个改进。"
+)
 
 
 def _fix_cases() -> tuple[Case, ...]:
-    counters = dict.fromkeys(INTERFACE_FIXES, 0)
-    labels = dict(zip(INTERFACE_FIXES, _FIX_NAMES, strict=True))
-    cases = []
-    for failure, fix in FAILURE_FIXES.items():
-        counters[fix] += 1
-        name = f"{labels[fix]}（{counters[fix]}）"
-        cases.append(Case(name, (failure,), fix, _FIX_HINTS[fix]))
-    return tuple(cases)
+    hidden = "（不公开：上表四个改进名之一）"
+    return tuple(
+        Case(
+            f"失败 {number}",
+            (failure,),
+            SealedAnswer(_digest(failure, _FAILURE_FIXES[failure]), hidden),
+            FIX_HINT,
+            key=FixKey(failure),
+        )
+        for number, failure in enumerate(FAILURES, 1)
+    )
 
 
 FIX_CASES: tuple[Case, ...] = _fix_cases()
