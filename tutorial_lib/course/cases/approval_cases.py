@@ -15,21 +15,24 @@ approval run this call, now?
   ``expires_at``);
 - the answer: ``{"allowed": True}`` or ``{"allowed": False, "problem": problem}``,
   ``problem`` one of :data:`~tutorial_lib.core.confirmation.APPROVAL_PROBLEMS`, checked
-  in that order: ``other_session``, ``other_tool``, ``not_accepted``, ``used``,
+  in that order: ``other_session``, ``other_tool``, ``used``, ``not_accepted``,
   ``expired``, ``other_arguments``.
 
 A learner calls the library's :func:`~tutorial_lib.core.confirmation.approval_digest`
 for the call (the exercise is what an approval is bound to and in which order the
 checks run, not SHA-256). The points the table makes:
 
-- an approval is bound to one session, one tool and the digest of the exact arguments:
+- an approval is bound to one session, one tool (its exact name: a tool name is
+  case-sensitive) and the digest of the exact arguments:
   one changed character, a dropped ``sha`` or another environment is another call;
 - the order of keys is not part of the arguments (the digest sorts them);
 - an argument the model adds itself (``confirm: true``) changes the arguments, so the
   approval no longer fits: only the user's answer approves, never a flag in the call (on
   the road a schema without that property refuses the call even earlier; the approval
-  check refuses it on its own);
-- single use: ``executed`` is refused as ``used`` (a replay, a second click);
+  check refuses it on its own); nor does a flag make a request that is not accepted
+  (``asked``...) accepted: that is ``not_accepted``, whatever the arguments say;
+- single use: ``executed`` is refused as ``used`` (a replay, a second click), checked
+  before the other states;
   ``declined``, ``cancelled``, ``asked`` and ``expired`` are all ``not_accepted``;
 - ``now`` up to and including ``expires_at`` is in time; a millisecond later is not.
 
@@ -37,7 +40,9 @@ The expected answers are the library's own: :func:`library_approval_allows` buil
 :class:`~tutorial_lib.core.confirmation.ConfirmationRequest` from the dict and asks
 :func:`~tutorial_lib.core.confirmation.approval_problem`. :data:`APPROVAL_CASES` has a
 case for every problem and for every priority between two problems that can meet;
-:func:`approval_hidden_cases` generates seeded cases.
+:func:`approval_hidden_cases` generates seeded cases; :data:`APPROVAL_ALLOWS_RULES` lists
+every rule the task text states, the visible case that fails an answer breaking only it
+and what the hidden cases vary for it.
 
 The calls use three real GitHub tools of the course and one example tool of this
 chapter, ``deploy_release`` (``service``, ``version``, ``environment``): the undecided
@@ -60,9 +65,11 @@ from tutorial_lib.core.confirmation import (
     approval_problem,
 )
 from tutorial_lib.course.checks import Case
+from tutorial_lib.course.rules import Rule
 
 __all__ = [
     "APPROVAL_CASES",
+    "APPROVAL_ALLOWS_RULES",
     "approval_hidden_cases",
     "approval_record",
     "library_approval_allows",
@@ -261,6 +268,23 @@ APPROVAL_CASES: tuple[Case, ...] = (
         "规则 other_tool：用户批准的是编辑评论 1700000042，不是删除它；同一条评论、"
         "换了工具就是另一件事（摘要也不同，但 other_tool 排在 other_arguments 之前）。",
     ),
+    _case(
+        "other_tool：工具名区分大小写",
+        _MERGE_APPROVAL,
+        _call("GitHub_PR_Merge", _merge()),
+        _refused("other_tool"),
+        "规则 other_tool：工具名按原样比较，区分大小写；GitHub_PR_Merge 不是用户批准的"
+        " github_pr_merge，不要 lower() 或 casefold() 以后再比。",
+    ),
+    # -- used
+    _case(
+        "used：第二次点击（executed）",
+        _comment_approval(state="executed"),
+        _COMMENT_CALL,
+        _refused("used"),
+        "规则 used：一次批准只放行一次调用；状态 executed 说明它已经用过，"
+        "重放或第二次点击都拒绝，也不要把它当成 accepted。",
+    ),
     # -- not_accepted
     _case(
         "not_accepted：用户拒绝了（declined）",
@@ -283,14 +307,13 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _refused("not_accepted"),
         "规则 not_accepted：问题还摆在用户面前，没有回答就不是批准；沉默从来不算同意。",
     ),
-    # -- used
     _case(
-        "used：第二次点击（executed）",
-        _comment_approval(state="executed"),
-        _COMMENT_CALL,
-        _refused("used"),
-        "规则 used：一次批准只放行一次调用；状态 executed 说明它已经用过，"
-        "重放或第二次点击都拒绝，也不要把它当成 accepted。",
+        "not_accepted：还没回答，参数里却写着 approved: true",
+        _comment_approval(state="asked"),
+        _call(_COMMENT_TOOL, _comment(approved=True)),
+        _refused("not_accepted"),
+        "规则 not_accepted：只看批准的状态；approved 是模型自己写进参数的，不是用户的回答，"
+        "不能把一个还在 asked 的请求变成 accepted。",
     ),
     # -- expired
     _case(
@@ -395,6 +418,21 @@ APPROVAL_CASES: tuple[Case, ...] = (
     ),
     # -- priorities: the state before the time and the arguments
     _case(
+        "used 先于 expired：用过又过期的",
+        _comment_approval(state="executed"),
+        _COMMENT_CALL,
+        _refused("used"),
+        "used 排在 expired 之前：已经执行过的批准，先报 used。",
+        now=_LATE,
+    ),
+    _case(
+        "used 先于 other_arguments：重放改过参数的调用",
+        _comment_approval(state="executed"),
+        _CHANGED_CALL,
+        _refused("used"),
+        "used 排在 other_arguments 之前：先看状态，再比摘要。",
+    ),
+    _case(
         "not_accepted 先于 expired：状态是 expired",
         _comment_approval(state="expired"),
         _COMMENT_CALL,
@@ -411,27 +449,84 @@ APPROVAL_CASES: tuple[Case, ...] = (
         "not_accepted 排在 other_arguments 之前：没有被接受的请求，先报状态，再比摘要没有意义。",
     ),
     _case(
-        "used 先于 expired：用过又过期的",
-        _comment_approval(state="executed"),
-        _COMMENT_CALL,
-        _refused("used"),
-        "used 排在 expired 之前：已经执行过的批准，先报 used。",
-        now=_LATE,
-    ),
-    _case(
-        "used 先于 other_arguments：重放改过参数的调用",
-        _comment_approval(state="executed"),
-        _CHANGED_CALL,
-        _refused("used"),
-        "used 排在 other_arguments 之前：先看状态，再比摘要。",
-    ),
-    _case(
         "expired 先于 other_arguments：过期了、参数也变了",
         _COMMENT_APPROVAL,
         _CHANGED_CALL,
         _refused("expired"),
         "expired 排在 other_arguments 之前：过期的批准，先报 expired。",
         now=_LATE,
+    ),
+)
+
+#: Every rule the exercise's task text states, the visible case that fails an answer
+#: breaking only that rule, and what :func:`approval_hidden_cases` varies for it.
+APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
+    Rule(
+        "other_session",
+        "批准来自另一个会话就拒绝。",
+        "other_session：另一个会话的批准",
+        "批准属于三个会话之一，约七分之一不是提问的会话。",
+    ),
+    Rule(
+        "other_tool",
+        "批准的是另一个工具就拒绝。",
+        "other_tool：批准的是编辑，调用的是删除",
+        "约八分之一的调用换成另一个工具（有时连参数一起换）。",
+    ),
+    Rule(
+        "工具名区分大小写",
+        "批准的工具和调用的工具按原样比较，区分大小写。",
+        "other_tool：工具名区分大小写",
+        "调用的工具名偶尔换了大小写（GITHUB_PR_MERGE、Deploy_Release……）。",
+    ),
+    Rule(
+        "used",
+        '状态是 "executed" 就拒绝：一个批准只放行一次。',
+        "used：第二次点击（executed）",
+        "约一成的批准是 executed，配上及时或过期的时间、改过或没改的参数。",
+    ),
+    Rule(
+        "not_accepted",
+        '状态不是 "accepted"（还没回答、拒绝、取消、已过期）就拒绝。',
+        "not_accepted：用户取消了（cancelled）",
+        "六种状态都会抽到：asked、declined、cancelled、expired 各占一成左右。",
+    ),
+    Rule(
+        "参数里的标志不是回答",
+        "只有用户的回答能让状态变成 accepted：调用参数里的 approved、confirm 不算。",
+        "not_accepted：还没回答，参数里却写着 approved: true",
+        "asked、declined、cancelled、expired 的请求，约三成的调用参数里被模型加了 approved、"
+        "confirm 或 user_confirmed。",
+    ),
+    Rule(
+        "按顺序检查",
+        "按顺序检查，第一个不满足的就是答案。",
+        "not_accepted 先于 expired：状态是 expired",
+        "一次输入常常同时有几个问题（别的会话加用过、过期加参数变了……）。",
+    ),
+    Rule(
+        "expired",
+        "now 晚于 expires_at 就拒绝。",
+        "expired：过期了 0.001 秒",
+        "now 比 expires_at 晚 0.001 秒、1 秒、45 秒。",
+    ),
+    Rule(
+        "恰好等于截止时刻还有效",
+        "now 恰好等于 expires_at 还算有效。",
+        "放行：now 恰好等于 expires_at",
+        "约两成的输入 now 恰好等于 expires_at。",
+    ),
+    Rule(
+        "other_arguments",
+        "调用参数的摘要与批准的摘要不同就拒绝（哪怕只差一个字符）。",
+        "other_arguments：正文改了一个字符",
+        "参数改了一个字符、一个数、一个类型，或去掉了一个键；也有只换了键的顺序的。",
+    ),
+    Rule(
+        "多了 confirm 也是另一组参数",
+        "多了一个 confirm: true 也是另一组参数。",
+        "other_arguments：模型加了 confirm: true",
+        "约一成的调用被模型加了 confirm、approved 或 user_confirmed。",
     ),
 )
 
@@ -444,10 +539,14 @@ _HIDDEN_STATE_WEIGHTS = (55, 11, 8, 7, 9, 10)
 _HIDDEN_DELTAS = (-299.5, -60.0, -1.0, -0.001, 0.0, 0.0, 0.001, 1.0, 45.0)
 _HIDDEN_HINT = (
     "和库的 approval_problem 不一致。按顺序检查：other_session（批准属于别的会话）→ "
-    "other_tool（批准的是别的工具）→ not_accepted（状态不是 accepted，也不是 executed）→ "
-    "used（状态 executed）→ expired（now > expires_at；等于还算及时）→ other_arguments"
+    "other_tool（批准的是别的工具；工具名区分大小写）→ used（状态 executed）→ "
+    "not_accepted（状态不是 accepted；参数里的 approved、confirm 不算回答）→ "
+    "expired（now > expires_at；等于还算及时）→ other_arguments"
     "（approval_digest(call 的工具, call 的参数) 与 digest 不同）。"
 )
+
+
+_FLAGS = ("approved", "confirm", "user_confirmed")
 
 
 def _hidden_bases() -> tuple[tuple[str, dict[str, Any]], ...]:
@@ -506,8 +605,10 @@ def approval_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
     Approvals draw their session (mostly the asking one), a state (mostly accepted) and an
     expiry; calls draw their tool (mostly the approved one) and arguments that are the
     approved ones, the same in another key order, or changed by one character, one
-    number, one type, one dropped key or an approval-looking flag the model added; ``now``
-    is in time, exactly at the expiry or late by 0.001 s to minutes.
+    number, one type, one dropped key or an approval-looking flag the model added (also
+    to a request that is still asked, declined, cancelled or expired), and now and then
+    the approved tool's name in another case; ``now`` is in time, exactly at the expiry or
+    late by 0.001 s to minutes.
     """
     rng = random.Random(seed)
     bases = _hidden_bases()
@@ -527,6 +628,11 @@ def approval_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
         if rng.random() < 0.12:
             call_tool, other = rng.choice([b for b in bases if b[0] != tool])
             arguments = dict(other) if rng.random() < 0.5 else arguments
+        if state not in ("accepted", "executed") and rng.random() < 0.3:
+            # a flag the model added: it answers nothing, the state stays what it is
+            arguments = _sorted({**arguments, rng.choice(_FLAGS): True})
+        if rng.random() < 0.06:
+            call_tool = rng.choice((call_tool.upper(), call_tool.title(), call_tool.capitalize()))
         approval = _approval(tool, approved, state=state, session=owner, expires_at=expires_at)
         call = _call(call_tool, arguments)
         now = expires_at + delta

@@ -20,8 +20,13 @@ and :func:`~tutorial_lib.core.authorization.is_secret_path`: the exercise is the
 the rules and the comparisons (case of repository names, path prefixes by component), not
 glob matching.
 
+A tool name is compared as it is (``Read_Lines`` is not ``read_lines``: undeclared), and
+the secret rule holds for every tool that can read a file (read_lines AND search_files).
 ``http_send``'s resource is the *host* of its ``url`` (``"system": "outbound"``): a task
-may send only to the hosts its scope lists, compared without case; ``"*"`` lets it send
+may send only to the hosts its scope lists, compared without case and after dropping a
+trailing dot, the whole host equal to a listed one (``collector.example.attacker.example``,
+``evilcollector.example`` or ``collector.example@attacker.example`` are other hosts);
+``"*"`` lets it send
 anywhere, which is exactly the third leg of the lethal trifecta: give it only to a task
 with nothing private to lose. Reading private data and sending are separate grants.
 (What leaves through an answer, e.g. a Markdown image to an outside host, is the output
@@ -33,6 +38,9 @@ The expected answers are the library's own: :func:`library_may_run` builds a
 :func:`~tutorial_lib.core.authorization.authorize`, reading the rule from the refusal's
 ``error.log["rule"]``. :data:`MAY_RUN_CASES` has a case for every rule and for every
 priority between two rules; :func:`may_run_hidden_cases` generates seeded cases.
+:data:`MAY_RUN_RULES` lists every rule the task text states, the visible case that fails
+an answer breaking only it and what the hidden cases vary for it (``tests/rules_06.py``
+holds one such answer per rule).
 
 **Exercise 2: ``is_untrusted(tool, field) -> bool``**: which fields of a tool result carry
 text that someone else wrote (an injected instruction travels in exactly those). A field
@@ -61,7 +69,8 @@ real results where a tool declares none). The reasoning:
   (:func:`library_is_untrusted`), as an undeclared tool is refused.
 
 :data:`CARRIER_CASES` is the visible table; :func:`carrier_hidden_cases` asks about every
-(tool, field) pair of :data:`RESULT_FIELDS` (the visible table would be too long to print).
+(tool, field) pair of :data:`RESULT_FIELDS` (the visible table would be too long to print);
+:data:`IS_UNTRUSTED_RULES` is its rule table.
 """
 
 from __future__ import annotations
@@ -85,6 +94,7 @@ from tutorial_lib.core.contracts import ContractError
 from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import ToolSpec
 from tutorial_lib.course.checks import Case
+from tutorial_lib.course.rules import Rule
 from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC
 from tutorial_lib.github.dangerous import LIST_CONVERSATION_SPEC
 from tutorial_lib.github.reads import GET_COMMENT_SPEC, LIST_COMMENTS_SPEC, PR_GET_SPEC
@@ -94,7 +104,9 @@ from tutorial_lib.workspace.search import SEARCH_FILES_SPEC
 __all__ = [
     "CARRIER_CASES",
     "EXERCISE_ACCESS",
+    "IS_UNTRUSTED_RULES",
     "MAY_RUN_CASES",
+    "MAY_RUN_RULES",
     "RESULT_FIELDS",
     "UNTRUSTED_FIELDS",
     "carrier_hidden_cases",
@@ -281,6 +293,14 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         "规则 undeclared_tool：工具真实存在，但运营方没有登记它的类别和资源，就无从判断，拒绝。",
     ),
     _may(
+        "undeclared_tool：工具名区分大小写",
+        _everything(),
+        _call("Read_Lines", path="docs/a.md", start=1, count=20),
+        _refused("undeclared_tool"),
+        "规则 undeclared_tool：工具名按原样比较，区分大小写；Read_Lines 不是登记过的"
+        " read_lines，不要先 lower() 或 casefold() 再查表。",
+    ),
+    _may(
         "undeclared_tool 优先：什么都没授予",
         _scope(),
         _call("shell_run", command="ls"),
@@ -388,15 +408,15 @@ MAY_RUN_CASES: tuple[Case, ...] = (
     # -- secret_needs_grant
     _may(
         "secret_needs_grant：读 .env",
-        _scope(paths=["."], grants=["read"]),
-        _read(".env"),
+        _scope(paths=["config"], grants=["read"]),
+        _read("config/.env"),
         _refused("secret_needs_grant"),
-        "规则 secret_needs_grant：read 授予了、路径也在范围内，但 .env 是密钥文件，"
+        "规则 secret_needs_grant：read 授予了、路径也在范围内，但 config/.env 是密钥文件，"
         "要 secrets 单独授予。",
     ),
     _may(
         "secret_needs_grant：credentials/ 目录下的文件",
-        _scope(paths=["."], grants=["read"]),
+        _scope(paths=["config"], grants=["read"]),
         _read("config/credentials/prod.json"),
         _refused("secret_needs_grant"),
         "规则 secret_needs_grant：路径的每一段都要看，credentials 目录下的文件都算密钥文件。",
@@ -410,8 +430,8 @@ MAY_RUN_CASES: tuple[Case, ...] = (
     ),
     _may(
         "放行：授予 secrets 后读 .env",
-        _scope(paths=["."], grants=["read"], secrets=True),
-        _read(".env"),
+        _scope(paths=["config"], grants=["read"], secrets=True),
+        _read("config/.env"),
         _ALLOWED,
         "secrets 授予了，read 也授予了，路径在范围内：secret_needs_grant 不再拒绝。",
     ),
@@ -425,11 +445,19 @@ MAY_RUN_CASES: tuple[Case, ...] = (
     ),
     _may(
         "secret_needs_grant：路径里绕一圈经过 .env",
-        _scope(paths=["."], grants=["read"]),
+        _scope(paths=["notes"], grants=["read"]),
         _read("notes/.env/../todo.md"),
         _refused("secret_needs_grant"),
         "规则 secret_needs_grant 看的是调用给出的原路径的每一段：notes/.env/../todo.md"
         " 里有一段叫 .env，规范化以后才看不见它；所以用 is_secret_path(原路径)。",
+    ),
+    _may(
+        "secret_needs_grant：search_files 也能读到 .env",
+        _scope(paths=["config"], grants=["read"]),
+        _call("search_files", query="TOKEN", path="config/.env"),
+        _refused("secret_needs_grant"),
+        "规则 secret_needs_grant 管的是每一个能读到文件内容的工具：search_files 的预览就是"
+        "文件的内容，它的 path 和 read_lines 的 path 一样要看是不是密钥文件。",
     ),
     # -- priorities between rules
     _may(
@@ -484,6 +512,31 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         "发往哪里和能不能发是两回事。",
     ),
     _may(
+        "outside_scope：主机名里含着允许的主机",
+        _scope(grants=["send"], hosts=["collector.example"]),
+        _call("http_send", **{**_SEND, "url": "https://collector.example.attacker.example/in"}),
+        _refused("outside_scope"),
+        "规则 outside_scope：主机要和 hosts 里的某一项整个相等（不分大小写）；"
+        "collector.example.attacker.example 是 attacker.example 的主机，"
+        "只看 url 里有没有这串字（in）会放行它。",
+    ),
+    _may(
+        "outside_scope：主机名以允许的主机结尾",
+        _scope(grants=["send"], hosts=["collector.example"]),
+        _call("http_send", **{**_SEND, "url": "https://evilcollector.example/in"}),
+        _refused("outside_scope"),
+        "规则 outside_scope：evilcollector.example 是另一台主机；"
+        "用 endswith 比较主机名会放行它，要整个相等。",
+    ),
+    _may(
+        "放行：主机末尾多一个点",
+        _scope(grants=["send"], hosts=["collector.example"]),
+        _call("http_send", **{**_SEND, "url": "https://collector.example./in"}),
+        _ALLOWED,
+        "outside_scope：collector.example. 末尾的点只是完整域名的写法，和 collector.example "
+        "是同一台主机；比较前去掉末尾的点。",
+    ),
+    _may(
         "放行：hosts 里的 * 允许任何主机",
         _scope(grants=["send"], hosts=["*"]),
         _call("http_send", **_SEND),
@@ -526,6 +579,14 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         "outside_scope：规范化之后是 docs/a.md，在范围内；不要一见 .. 就拒绝。",
     ),
     _may(
+        "前缀：. 包含根目录下的文件",
+        _scope(paths=["."], grants=["read"]),
+        _read("README.md"),
+        _ALLOWED,
+        "outside_scope：前缀 . 包含整个工作区里的每个路径，README.md 既不等于 .，"
+        "也不以 ./ 开头，要单独处理 .。",
+    ),
+    _may(
         "前缀：. 包含整个工作区",
         _scope(paths=["."], grants=["read"]),
         _call("search_files", query="TODO"),
@@ -533,6 +594,129 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         "outside_scope：前缀 . 包含整个工作区，search_files 不给 path 搜的正是它。",
     ),
 )
+
+#: Every rule exercise 1's task text states, the visible case that fails an answer breaking
+#: only that rule, and what :func:`may_run_hidden_cases` varies for it.
+MAY_RUN_RULES: tuple[Rule, ...] = (
+    Rule(
+        "undeclared_tool",
+        "工具不在 EXERCISE_ACCESS 里就拒绝（默认拒绝）。",
+        "undeclared_tool：表里没有的工具",
+        "没登记的工具（shell_run、read_file……），配上各种范围和授予。",
+    ),
+    Rule(
+        "工具名区分大小写",
+        "工具名按原样查表，区分大小写。",
+        "undeclared_tool：工具名区分大小写",
+        "登记过的工具名换了大小写（READ_LINES、Search_files、Http_Send……）。",
+    ),
+    Rule(
+        "class_not_granted",
+        "工具的类别不在 grants 里就拒绝；类别逐项授予，没有高低。",
+        "class_not_granted：只授予 send 不能读",
+        "grants 是四个类别的任意子集，每个登记过的工具都会抽到。",
+    ),
+    Rule(
+        "按顺序检查",
+        "按顺序检查，第一条不满足的规则就是答案。",
+        "类别先于范围：只读任务写到别的仓库",
+        "同一次调用常常同时违反几条规则（没授予的类别加范围外的资源、范围外的密钥文件）。",
+    ),
+    Rule(
+        "仓库名不分大小写",
+        "github：仓库名在 repositories 里，不分大小写。",
+        "大小写：仓库名不分大小写",
+        "范围里和调用里的仓库名各自随机换大小写，也有范围外的仓库。",
+    ),
+    Rule(
+        "参数缺省用 default",
+        "workspace：参数缺省时用 default。",
+        "outside_scope：search_files 不给 path",
+        "search_files 有时不给 path，范围有时含 .、有时不含。",
+    ),
+    Rule(
+        "路径先规范化",
+        "workspace：路径先用 normalize_workspace_path 规范化，得到 None（绝对路径、用 .. "
+        "爬出工作区）就不在范围里。",
+        "outside_scope：用 .. 爬出前缀",
+        "从范围的前缀造出的路径：在它下面、用 .. 爬出去、写成绝对路径、前面加 ./。",
+    ),
+    Rule(
+        "前缀也规范化",
+        "workspace：前缀也规范化（docs/ 就是 docs）。",
+        "前缀：范围写成 docs/",
+        "范围里的前缀有 docs/ 这样带斜杠的写法。",
+    ),
+    Rule(
+        ". 包含一切",
+        'workspace："." 包含一切。',
+        "前缀：. 包含根目录下的文件",
+        "范围常常含 .，路径取自整个工作区。",
+    ),
+    Rule(
+        "前缀按分量比较",
+        "workspace：路径要么等于前缀，要么以“前缀 + /”开头（docs 不包含 docs2/a.md）。",
+        "outside_scope：docs 不包含 docs2",
+        "和前缀共用开头字母的兄弟目录（docs2、notes/20260）。",
+    ),
+    Rule(
+        "主机整个相等",
+        "outbound：url 的主机（urlsplit(url).hostname）在 hosts 里，是整个相等，"
+        "不是 url 里含有它。",
+        "outside_scope：主机名里含着允许的主机",
+        "url 的主机是允许主机的仿冒：attacker-{h}、{h}.attacker.example、"
+        "{h}@attacker.example（用户名）。",
+    ),
+    Rule(
+        "主机不是结尾相同",
+        "outbound：主机整个相等，结尾相同的另一台主机不算。",
+        "outside_scope：主机名以允许的主机结尾",
+        "evil{h}、sub.{h} 这样以允许主机结尾的主机；也有带端口、末尾带点、大写的同一台主机。",
+    ),
+    Rule(
+        "主机不分大小写",
+        "outbound：主机比较不分大小写。",
+        "放行：http_send 发往范围里的主机",
+        "url 里和 hosts 里的主机名各自换大小写。",
+    ),
+    Rule(
+        "主机末尾的点",
+        "outbound：主机去掉末尾的点再比较。",
+        "放行：主机末尾多一个点",
+        "允许主机的写法之一是末尾带点的 {h}.。",
+    ),
+    Rule(
+        "* 允许任何主机",
+        'outbound：hosts 含 "*" 时任何主机都可以。',
+        "放行：hosts 里的 * 允许任何主机",
+        "有的范围的 hosts 含 *，有的只列出主机。",
+    ),
+    Rule(
+        "secret_needs_grant",
+        "是密钥文件（is_secret_path）而 secrets 为假就拒绝。",
+        "secret_needs_grant：读 .env",
+        "前缀下面的 .env、.env.local、credentials/…、*.pem、Secrets.yaml，secrets 随机给或不给。",
+    ),
+    Rule(
+        "看原路径",
+        "secret_needs_grant 看调用给出的原路径（规范化之前，中间那一段也算）。",
+        "secret_needs_grant：路径里绕一圈经过 .env",
+        "路径经过 .env/../a.md 这样的段：规范化之后看不见那一段 .env。",
+    ),
+    Rule(
+        "每个能读到文件的工具",
+        "secret_needs_grant 对 read_lines 和 search_files 一样适用：两个工具都能读到文件内容。",
+        "secret_needs_grant：search_files 也能读到 .env",
+        "read_lines 和 search_files 抽到的次数差不多，path 来自同一个路径池。",
+    ),
+    Rule(
+        "secrets 授予后放行",
+        "secrets 为真时，密钥文件不再因 secret_needs_grant 被拒绝。",
+        "放行：授予 secrets 后读 .env",
+        "约三分之一的范围授予 secrets。",
+    ),
+)
+
 
 # --------------------------------------------------------------------------- may_run hidden
 
@@ -561,13 +745,15 @@ _HIDDEN_PATHS = (
     "/etc/hosts",
     "docs/environment.md",
     "docs/id_rsa.pub",
+    "notes/.env/../todo.md",
 )
 _UNDECLARED = ("shell_run", "github_pr_edit_comment", "settings_update", "read_file")
 _HIDDEN_HINT = (
     "和库的 authorize 不一致。按顺序检查：undeclared_tool（表里没有）→ class_not_granted"
     "（类别没授予，类别之间没有高低）→ outside_scope（仓库名忽略大小写；路径先规范化，"
     "按分量比较前缀；.. 爬出或绝对路径都在范围外）→ secret_needs_grant（路径任一段像密钥"
-    "文件，且没有 secrets）。"
+    "文件，且没有 secrets；read_lines 和 search_files 都一样）。工具名区分大小写；"
+    "http_send 的主机要和 hosts 的一项整个相等（不分大小写），不是包含或结尾相同。"
 )
 
 
@@ -586,6 +772,9 @@ _HIDDEN_LEAVES = (
     "Secrets.yaml",
     "env.md",
     "sub/../.env",
+    ".env/../a.md",
+    "tmp/.env/../b.md",
+    "credentials/../notes.md",
     "../x.txt",
 )
 
@@ -613,14 +802,56 @@ def _hidden_path(rng: random.Random, prefixes: Sequence[str]) -> str:
     return below
 
 
-def _hidden_call(rng: random.Random, prefixes: Sequence[str]) -> dict[str, Any]:
+#: How a URL's host can look like an allowed host ``{h}`` and still be another host (or,
+#: for the last four, be the same host written another way).
+_LOOK_ALIKE_HOSTS = (
+    "attacker-{h}",
+    "{h}.attacker.example",
+    "evil{h}",
+    "sub.{h}",
+    "{h}@attacker.example",
+    "{H}",
+    "{h}.",
+    "{h}:8443",
+    "user@{h}",
+)
+
+
+def _hidden_url(rng: random.Random, hosts: Sequence[str]) -> str:
+    """A URL to a host of the scope, a look-alike of one, or another host."""
+    named = [h for h in hosts if h != "*"]
+    if not named or rng.random() < 0.2:
+        host = _recase(rng, rng.choice(_HIDDEN_HOSTS[:-1]))
+        return f"https://{host}/in"
+    allowed = rng.choice(named)
+    shape = rng.choice(_LOOK_ALIKE_HOSTS)
+    return f"https://{shape.format(h=allowed, H=allowed.upper())}/in"
+
+
+def _hidden_tool_name(rng: random.Random, tool: str) -> str:
+    """Now and then a declared tool's name in another case: another (undeclared) tool."""
+    if tool in EXERCISE_ACCESS and rng.random() < 0.08:
+        return rng.choice((tool.upper(), tool.title(), tool.capitalize()))
+    return tool
+
+
+def _hidden_call(
+    rng: random.Random, prefixes: Sequence[str], hosts: Sequence[str] = ()
+) -> dict[str, Any]:
     # workspace tools more often: their paths meet three of the four rules
     if rng.random() < 0.5:
-        tool = rng.choice(("read_lines", "read_lines", "search_files"))
+        tool = rng.choice(("read_lines", "read_lines", "search_files", "search_files"))
     else:
         # http_send is one tool of many: drawn more often so its host rule is met often
         tools = (*EXERCISE_ACCESS, *_UNDECLARED)
-        tool = "http_send" if rng.random() < 0.1 else rng.choice(tools)
+        tool = "http_send" if rng.random() < 0.4 else rng.choice(tools)
+    call = _hidden_declared_call(rng, tool, prefixes, hosts)
+    return {**call, "tool": _hidden_tool_name(rng, tool)}
+
+
+def _hidden_declared_call(
+    rng: random.Random, tool: str, prefixes: Sequence[str], hosts: Sequence[str]
+) -> dict[str, Any]:
     entry = EXERCISE_ACCESS.get(tool)
     if entry is None:
         return _call(tool, command="ls") if tool == "shell_run" else _call(tool, key="x")
@@ -633,8 +864,7 @@ def _hidden_call(rng: random.Random, prefixes: Sequence[str]) -> dict[str, Any]:
         return _call(tool, query="TODO", path=_hidden_path(rng, prefixes))
     if entry["system"] == "workspace":
         return _read(_hidden_path(rng, prefixes))
-    host = _recase(rng, rng.choice(_HIDDEN_HOSTS[:-1]))
-    return _call(tool, **{**_SEND, "url": f"https://{host}/in"})
+    return _call(tool, **{**_SEND, "url": _hidden_url(rng, hosts)})
 
 
 def may_run_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
@@ -642,8 +872,12 @@ def may_run_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
 
     Scopes draw repositories (in any case), path prefixes (``docs/``, ``.``...), grants and
     ``secrets`` at random; calls draw every tool of :data:`EXERCISE_ACCESS` and some that
-    it does not declare, repositories in mixed case or outside the scope, and paths that
-    climb with ``..``, are absolute, share a prefix's first letters or bear secrets.
+    it does not declare (and declared names in another case: a tool name is compared as it
+    is), repositories in mixed case or outside the scope, paths (for read_lines and
+    search_files alike) that climb with ``..``, are absolute, share a prefix's first
+    letters or bear secrets, and URLs to a host of the scope or a look-alike of it (the
+    allowed name inside, before or after another host, as user info, with a port, a
+    trailing dot or in upper case).
     """
     rng = random.Random(seed)
     cases = []
@@ -653,9 +887,20 @@ def may_run_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
             rng.sample(_HIDDEN_PREFIXES, rng.randint(0, 3)),
             [g for g in _ALL_GRANTS if rng.random() < 0.7],
             rng.random() < 0.35,
-            rng.sample(_HIDDEN_HOSTS, rng.randint(0, 2)) + (["*"] if rng.random() < 0.2 else []),
+            [_recase(rng, h) for h in rng.sample(_HIDDEN_HOSTS, rng.randint(0, 2))]
+            + (["*"] if rng.random() < 0.2 else []),
         )
-        call = _hidden_call(rng, scope["paths"])
+        call = _hidden_call(rng, scope["paths"], scope["hosts"])
+        focus = index % 4  # every other input reaches a resource rule with its class granted
+        if focus == 1:
+            named = [_recase(rng, h) for h in rng.sample(_HIDDEN_HOSTS[:-1], rng.randint(1, 2))]
+            scope = {**scope, "grants": sorted({*scope["grants"], "send"}), "hosts": named}
+            call = _call("http_send", **{**_SEND, "url": _hidden_url(rng, named)})
+        elif focus == 3:
+            paths = scope["paths"] if rng.random() < 0.6 else [*scope["paths"], "."]
+            scope = {**scope, "grants": sorted({*scope["grants"], "read"}), "paths": paths}
+            tool = rng.choice(("read_lines", "search_files"))
+            call = _hidden_declared_call(rng, tool, scope["paths"], scope["hosts"])
         cases.append(
             Case(
                 f"生成的调用 {index + 1}", (scope, call), library_may_run(scope, call), _HIDDEN_HINT
@@ -940,6 +1185,13 @@ CARRIER_CASES: tuple[Case, ...] = (
         "组合工具换了包装，标题还是 PR 作者写的。",
     ),
     _carrier(
+        "快照里的 PR 正文（description）",
+        "github_pr_get_review_snapshot",
+        "description",
+        True,
+        "快照的 description 就是 PR 的正文（github_pr_get 里叫 body），由 PR 作者填写。",
+    ),
+    _carrier(
         "快照的覆盖情况",
         "github_pr_get_review_snapshot",
         "scope.coverage",
@@ -973,6 +1225,96 @@ CARRIER_CASES: tuple[Case, ...] = (
         "encoding",
         True,
         "表里没有的字段也按最坏情况处理：不可信。",
+    ),
+)
+
+
+#: Every rule exercise 2's task text states, the visible case that fails an answer breaking
+#: only that rule, and what :func:`carrier_hidden_cases` varies for it.
+IS_UNTRUSTED_RULES: tuple[Rule, ...] = (
+    Rule(
+        "文件内容",
+        "文件的行、搜索预览不可信。",
+        "文件的一行",
+        "read_lines 的 lines[].text、search_files 的预览。",
+    ),
+    Rule(
+        "PR 的标题和正文",
+        "PR 的标题和正文不可信（review snapshot 里正文叫 description）。",
+        "快照里的 PR 正文（description）",
+        "github_pr_get 的 title、body，快照的 title、description。",
+    ),
+    Rule(
+        "分支名",
+        "分支名不可信。",
+        "分支名",
+        "github_pr_get 的 head 和 base。",
+    ),
+    Rule(
+        "评论正文和代码片段",
+        "评论正文和代码片段（diff_hunk）不可信。",
+        "评论的代码片段",
+        "各评论工具的 body、diff_hunk、comments[].body。",
+    ),
+    Rule(
+        "经过改写也不可信",
+        "别人选的文字即使经过我们的工具改写也不可信（摘要里引用的是评论者的话）。",
+        "评论摘要",
+        "各评论工具的 summary、comments[].summary。",
+    ),
+    Rule(
+        "评论所在的文件名",
+        "评论所在的文件名不可信。",
+        "评论所在的文件",
+        "单条评论、列表和快照里的 file、comments[].file。",
+    ),
+    Rule(
+        "账号名",
+        "账号名不可信。",
+        "PR 作者",
+        "PR 的 author，评论和对话评论的 author。",
+    ),
+    Rule(
+        "磁盘上找到的文件名",
+        "search_files 在磁盘上找到的文件名不可信。",
+        "搜到的文件名",
+        "search_files 的 candidates[].path。",
+    ),
+    Rule(
+        "next_call 里的文件名",
+        "search_files 放进 next_call 里的那个文件名也不可信。",
+        "下一步调用里的文件名",
+        "next_call 的 arguments.path 和其余字段。",
+    ),
+    Rule(
+        "我们的工具算出来的可信",
+        "我们的工具算出来的可信（id、计数、coverage、next_cursor、has_more……）。",
+        "工具自己的建议",
+        "各工具的计数、游标、覆盖情况、suggestion、read_only。",
+    ),
+    Rule(
+        "GitHub 计算的可信",
+        "GitHub 计算而不是人输入的可信（state、created_at、head_sha、html_url）。",
+        "提交哈希",
+        "state、created_at、head_sha、html_url、in_reply_to_id。",
+    ),
+    Rule(
+        "参数的回声可信",
+        "模型自己参数的回声可信（read_lines 的 path、repository、pr、query）。",
+        "回显的路径",
+        "各工具的 path、repository、pr、query、scope。",
+    ),
+    Rule(
+        "不认识的工具",
+        "不认识的工具：当作不可信。",
+        "没登记的工具",
+        "github_pr_list_reviews、http_send。",
+    ),
+    Rule(
+        "不认识的字段",
+        "不认识的字段：当作不可信。",
+        "没见过的字段",
+        "已知工具的、RESULT_FIELDS 没有的字段。",
     ),
 )
 

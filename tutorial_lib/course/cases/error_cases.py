@@ -11,8 +11,10 @@
   (an unknown outcome wins over ``not_found`` and over every ``retry``; ``retry`` decides,
   not the code). Its reference is :func:`tutorial_lib.core.contracts.next_step`.
 
-Both have seeded hidden cases (``*_hidden_cases``) whose expected values come from the
-references.
+:data:`STATUS_ERROR_RULES` and :data:`DECIDE_RULES` list every rule the task text states,
+each with the visible case that fails an answer breaking only it (tests/rules_03.py holds
+those answers). Both have seeded hidden cases (``*_hidden_cases``) whose expected values
+come from the references.
 """
 
 from __future__ import annotations
@@ -30,10 +32,13 @@ from tutorial_lib.core.contracts import (
     next_step,
 )
 from tutorial_lib.course.checks import MISSING, Case
+from tutorial_lib.course.rules import Rule
 from tutorial_lib.examples.tasks import STARTED_WORDS, TASK_STATUSES
 
 __all__ = [
+    "DECIDE_RULES",
     "DECISION_CASES",
+    "STATUS_ERROR_RULES",
     "STATUS_ERROR_CASES",
     "decide_hidden_cases",
     "reference_status_error",
@@ -298,3 +303,138 @@ def decide_hidden_cases(seed: int = 0, count: int = 150) -> tuple[Case, ...]:
             )
         )
     return tuple(cases)
+
+
+STATUS_ERROR_RULES: tuple[Rule, ...] = (
+    Rule(
+        "code",
+        'code："invalid_status"。',
+        "看不出意图的值",
+        "各种 received：每个生成的输入都比较 code",
+    ),
+    Rule(
+        "field",
+        'field："status"。',
+        "看不出意图的值",
+        "各种 received：每个生成的输入都比较 field",
+    ),
+    Rule(
+        "received 原样返回",
+        "received：收到的值，原样返回（它不一定是字符串）。",
+        "收到的不是字符串",
+        '大小写混合的词、0、None、空字符串、"TODO"：返回的 received 必须和收到的一样',
+    ),
+    Rule(
+        "allowed_values",
+        "allowed_values：list(TASK_STATUSES)。",
+        "看不出意图的值",
+        "每个生成的输入都比较 allowed_values（类型也比较：要 list）",
+    ),
+    Rule(
+        "operation_state",
+        'operation_state："not_applied"（什么都没改）。',
+        "看不出意图的值",
+        "每个生成的输入都比较 operation_state",
+    ),
+    Rule(
+        "retry",
+        'retry："after_input_correction"。',
+        "看不出意图的值",
+        "每个生成的输入都比较 retry",
+    ),
+    Rule(
+        "消息写出当前状态",
+        "message：一句话，说明收到的值不被允许，并写出任务当前真实的状态（参数 current 的值）。",
+        "消息写出任务当前的状态",
+        "current 取遍四个状态；每十个输入有一个用两个不同的 current 各调用一次",
+    ),
+    Rule(
+        "表示已经开始：有条件的建议",
+        "received 表示“已经开始”时，给出有条件的建议。",
+        "“doing” 像是已经开始",
+        "STARTED_WORDS 里的每个词，随机大小写",
+    ),
+    Rule(
+        "先转小写",
+        "str(received) 小写后再查 STARTED_WORDS。",
+        "大写的 “Started”",
+        "STARTED_WORDS 里的词，每个字母以 30% 的概率变成大写",
+    ),
+    Rule(
+        "整个词在 STARTED_WORDS 里",
+        "小写后整个在 STARTED_WORDS 里才算（不是包含某个子串）。",
+        "包含 start 但不是 STARTED_WORDS 里的词",
+        "包含这些词的其他值（restart、in-progress 等）",
+    ),
+    Rule(
+        "用 str(received)",
+        "判断用的是 str(received)：received 不一定是字符串。",
+        "收到的不是字符串",
+        "received 为 0 和 None",
+    ),
+    Rule(
+        "否则列出所有允许值",
+        "不表示“已经开始”时，列出所有允许值。",
+        "看不出意图的值",
+        "不表示开始的各种值：finished、later、Done!、空字符串、0、None 等",
+    ),
+)
+
+
+DECIDE_RULES: tuple[Rule, ...] = (
+    Rule(
+        "unknown 先 verify_state",
+        'operation_state 为 "unknown" 时，不论别的字段，都先 "verify_state"。',
+        "a timeout whose outcome is unknown",
+        "unknown 遇上每一种 retry",
+    ),
+    Rule(
+        "unknown 优先于 not_found",
+        "先判断 operation_state（“不论别的字段”），然后才是 not_found。",
+        "unknown beats not_found",
+        "not_found 遇上 unknown",
+    ),
+    Rule(
+        "not_found 先 search_first",
+        'code 为 "not_found" 并且 retry 是 "after_input_correction" 时，"search_first"。',
+        "not_found",
+        "not_found 配上 after_input_correction 和各种 operation_state",
+    ),
+    Rule(
+        "search_first 只在默认建议时",
+        'search_first 只在 retry 是 not_found 的默认建议 "after_input_correction" 时成立。',
+        "not_found with another retry advice",
+        "not_found 带着每一种 retry",
+    ),
+    Rule(
+        "按 retry，不按 code",
+        "其余情况只按 retry 决定（不按 code）。",
+        "retry decides, not the code (backoff)",
+        "code 和 retry 随意组合",
+    ),
+    Rule(
+        "after_input_correction",
+        "after_input_correction → fix_input。",
+        "invalid_type",
+        "after_input_correction 配上各种 code",
+    ),
+    Rule(
+        "with_backoff",
+        "with_backoff → retry_with_backoff。",
+        "temporary_unavailable",
+        "with_backoff 配上各种 code",
+    ),
+    Rule(
+        "after_authorization",
+        "after_authorization → check_authorization。",
+        "permission_denied",
+        "after_authorization 配上各种 code",
+    ),
+    Rule(
+        "after_status_check",
+        "after_status_check → verify_state。",
+        "retry decides, not the code (status check)",
+        "after_status_check 遇上 applied 和 not_applied",
+    ),
+    Rule("never", "never → stop。", "file_too_large", "never 配上各种 code"),
+)

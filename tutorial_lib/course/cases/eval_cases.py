@@ -24,7 +24,8 @@ The expected answers are the library's own: :func:`library_first_call_invalid_ra
 the plain runs into :class:`~tutorial_lib.agent.loop.Transcript` objects
 (:func:`transcripts_from_runs`) and asks
 :func:`tutorial_lib.worlds.evaluation.first_call_invalid_ratio`.
-:func:`first_call_hidden_cases` generates seeded cases.
+:func:`first_call_hidden_cases` generates seeded cases;
+:data:`FIRST_CALL_INVALID_RATIO_RULES` is the rule table.
 
 **Exercise 2: ``fix_for(failure) -> str``**: which change of the interface removes this
 failure? ``failure`` is one observed failure of a transcript, as a sentence (an item of
@@ -38,7 +39,8 @@ a :class:`SealedAnswer` (a digest of the failure and its fix, shown as "not disc
 and a :class:`FixKey` that seals the learner's answer the same way; case names are the
 failures' numbers and every case has the same hint, so neither names a fix. The
 reference, :func:`library_fix_for`, is for the library's own tests; the exercise never
-mentions it.
+mentions it. :data:`FIX_FOR_RULES` names only what every answer must do, never which
+failure goes with which fix.
 """
 
 from __future__ import annotations
@@ -53,12 +55,15 @@ from typing import Any
 
 from tutorial_lib.agent.loop import Step, Transcript
 from tutorial_lib.course.checks import Case
+from tutorial_lib.course.rules import Rule
 from tutorial_lib.worlds.evaluation import first_call_invalid_ratio
 
 __all__ = [
     "FAILURES",
     "FIRST_CALL_CASES",
+    "FIRST_CALL_INVALID_RATIO_RULES",
     "FIX_CASES",
+    "FIX_FOR_RULES",
     "FIX_HINT",
     "INTERFACE_FIXES",
     "RATIO_TOLERANCE",
@@ -282,6 +287,54 @@ def first_call_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
     return tuple(cases)
 
 
+#: Every rule exercise 1's task text states, the visible case that fails an answer breaking
+#: only that rule, and what :func:`first_call_hidden_cases` varies for it.
+FIRST_CALL_INVALID_RATIO_RULES: tuple[Rule, ...] = (
+    Rule(
+        "返回一个数",
+        "返回一个数（int、float 或 Fraction）；字符串和 True/False 不算数。",
+        "类型：返回一个数，不是字符串或 bool",
+        "每个输入都按类型检查；期望值有 0.0、1.0 和各种分数。",
+    ),
+    Rule(
+        "不要四舍五入",
+        "检查按 1e-9 的容差比较，所以不要四舍五入。",
+        "不要四舍五入：2/3 就是 2/3",
+        "1 到 8 次运行，比值多是 1/3、2/7 这样的无限小数。",
+    ),
+    Rule(
+        "第一次失败就算无效",
+        "第一次失败、重试才成功的运行也算无效。",
+        "看第一次：重试成功了，第一次仍算无效",
+        "第一次调用失败的运行里，后面的调用多半成功。",
+    ),
+    Rule(
+        "后面的失败不算",
+        "后面的调用失败不算。",
+        "只看第一次：后来的无效调用不算",
+        "第一次成功的运行里，后面约三成的调用失败。",
+    ),
+    Rule(
+        "按运行计数",
+        "第一次调用就失败的运行数 ÷ 至少有一次调用的运行数：数的是运行，不是调用。",
+        "按运行数：分母是运行，不是调用",
+        "每次运行 0 到 6 次调用，调用数和运行数相差很大。",
+    ),
+    Rule(
+        "空运行不进分母",
+        "没有任何调用的运行不进分母。",
+        "分母：没有调用的运行不算",
+        "约一成五的运行是空列表，和有调用的运行混在一起。",
+    ),
+    Rule(
+        "没有可衡量的运行返回 None",
+        "如果没有一次运行有调用，返回 None（不是 0）。",
+        "None：所有运行都没有调用",
+        "约一成的输入只有 0 到 4 次空运行。",
+    ),
+)
+
+
 # --------------------------------------------------------------------------- exercise 2
 
 #: The four changes between interface v1 and v2, each with what it changes.
@@ -415,3 +468,20 @@ def _fix_cases() -> tuple[Case, ...]:
 
 
 FIX_CASES: tuple[Case, ...] = _fix_cases()
+
+#: The rules of exercise 2. The visible cases ARE the whole table (no hidden cases), and a
+#: rule names only what every answer must do, never which failure goes with which fix.
+FIX_FOR_RULES: tuple[Rule, ...] = (
+    Rule(
+        "返回上表的改进名",
+        "返回上表里的一个改进名（原样拼写的 str）。",
+        "失败 1",
+        "没有隐藏用例：10 段失败就是全部用例，每段的答案都按改进名检查。",
+    ),
+    Rule(
+        "每段失败单独判断",
+        "想一想模型缺了什么信息才会这样做：每段失败单独判断，不是每段都同一个答案。",
+        "失败 1",
+        "没有隐藏用例：10 段失败涉及上表的全部四个改进。",
+    ),
+)

@@ -10,6 +10,10 @@
   :data:`CURSOR_TOKEN_CASES` checks the token itself as the security point it is: a
   string of URL-safe characters only, from which the key cannot be read back.
 
+``READ_ALL_RULES``, ``MAKE_CURSOR_RULES`` and ``READ_CURSOR_RULES`` list every rule the
+task text states, each with the visible case that fails an answer breaking only it
+(tests/rules_04.py holds those answers).
+
 References (``reference_*``) and seeded hidden cases (``*_hidden_cases``) compare a
 learner's functions with them on generated inputs.
 """
@@ -22,18 +26,23 @@ import hashlib
 import hmac
 import random
 import re
+import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tutorial_lib.course.checks import Case
+from tutorial_lib.course.rules import Rule
 
 __all__ = [
     "CURSOR_CASES",
     "CURSOR_TOKEN_CASES",
     "KEY",
+    "MAKE_CURSOR_RULES",
     "OTHER_KEY",
     "READ_ALL_CASES",
+    "READ_ALL_RULES",
+    "READ_CURSOR_RULES",
     "FakeListing",
     "cursor_hidden_cases",
     "cursor_round_trip",
@@ -159,6 +168,12 @@ READ_ALL_CASES: tuple[Case, ...] = (
         "两条规则同时出现：空页不是结尾，但预算到了就停下，返回 partial 和游标。",
     ),
     Case(
+        "评论 id 按读到的顺序",
+        (FakeListing.of([5, 3], [9, 1]), 5),
+        _result([5, 3, 9, 1], 2, "complete"),
+        "comment_ids 按页、按页内的顺序收集：不要排序，也不要去重。",
+    ),
+    Case(
         "游标要原样传回",
         (FakeListing.of([1], [2], [3], prefix="q9Z_"), 5),
         _result([1, 2, 3], 3, "complete"),
@@ -236,6 +251,8 @@ def _alter(token: str, how: str) -> Any:
         return _replace(token, 0)
     if how == "truncate":
         return token[:-4]
+    if how.startswith("truncate_"):  # cut n characters: the length may stop being valid base64
+        return token[: -int(how.removeprefix("truncate_"))]
     if how == "append":
         return token + "AA"
     if how == "garbage":
@@ -314,6 +331,12 @@ CURSOR_CASES: tuple[Case, ...] = (
         "列出的是改了以后仍被接受的位置：签名（HMAC）必须覆盖位置本身，签名本身也要校验。",
     ),
     Case("截断", (1700000042, "truncate"), None, "长度不对或签名不完整：返回 None，不要抛异常。"),
+    Case(
+        "截断 3 个字符",
+        (1700000042, "truncate_3"),
+        None,
+        "截断后的长度可能不是合法的 base64 长度：解码失败也是截断，返回 None，不要抛异常。",
+    ),
     Case("多了字符", (1700000042, "append"), None, "多出来的内容也是改动。"),
     Case("不是合法编码", (1700000042, "garbage"), None, "解码失败时返回 None，不要抛异常。"),
     Case("空字符串", (1700000042, "empty"), None, "空字符串不是游标：返回 None。"),
@@ -341,17 +364,33 @@ def token_report(key: bytes) -> Callable[[Any], dict[str, bool]]:
     return report
 
 
-def _reveals(token: str, key: bytes) -> bool:
-    """Whether ``key`` can be read from ``token``: as text, hex or base64, or once decoded."""
-    forms = {
-        key.decode("latin-1"),
-        key.hex(),
-        base64.b64encode(key).decode().rstrip("="),
-        _b64(key),
+def _key_forms(key: bytes) -> set[bytes]:
+    """``key`` as it could be carried: plain, hex (either case), base64 (standard or URL-safe,
+    with or without '='), URL-encoded (``quote`` and ``quote_plus``)."""
+    return {
+        key,
+        key.hex().encode(),
+        key.hex().upper().encode(),
+        base64.b64encode(key),
+        base64.b64encode(key).rstrip(b"="),
+        base64.urlsafe_b64encode(key),
+        base64.urlsafe_b64encode(key).rstrip(b"="),
+        urllib.parse.quote(key, safe="").encode(),
+        urllib.parse.quote_plus(key).encode(),
     }
-    if any(form in token for form in forms):
-        return True
-    return any(key in decode(token) for decode in (_loose_b64, _loose_std_b64, _loose_hex))
+
+
+def _reveals(token: str, key: bytes) -> bool:
+    """Whether ``key`` can be read from ``token``: in any of its encoded forms, in the
+    token's text or in what the token decodes to (base64, hex or URL-decoding)."""
+    blobs = [token.encode("utf-8", errors="replace"), token.encode("latin-1", errors="replace")] + [
+        decode(token) for decode in (_loose_b64, _loose_std_b64, _loose_hex, _unquoted)
+    ]
+    return any(form in blob for form in _key_forms(key) for blob in blobs if blob)
+
+
+def _unquoted(token: str) -> bytes:
+    return urllib.parse.unquote_to_bytes(token)
 
 
 def _loose_b64(token: str) -> bytes:
@@ -394,14 +433,27 @@ CURSOR_TOKEN_CASES: tuple[Case, ...] = tuple(
 )
 
 
-def cursor_hidden_cases(seed: int = 0, count: int = 60) -> tuple[Case, ...]:
+def cursor_hidden_cases(seed: int = 0, count: int = 72) -> tuple[Case, ...]:
     """``count`` seeded positions and keys, altered in every way; expected from the reference.
 
     Each case calls ``round_trip`` (made with :func:`cursor_round_trip`) for a random key;
     the expected value is what the reference functions give for the same change.
     """
     rng = random.Random(seed)
-    hows = ("none", "every_char", "truncate", "append", "same_bytes", "other_key")
+    hows = (
+        "none",
+        "every_char",
+        "truncate",
+        "truncate_1",
+        "truncate_2",
+        "truncate_3",
+        "append",
+        "same_bytes",
+        "flip_first",
+        "flip_last",
+        "garbage",
+        "other_key",
+    )
     cases = []
     for index in range(count):
         position = rng.choice((0, rng.randint(1, 10**6), rng.randint(10**9, 2**63)))
@@ -438,3 +490,147 @@ def token_hidden_cases(seed: int = 0, count: int = 40) -> tuple[Case, ...]:
             )
         )
     return tuple(cases)
+
+
+READ_ALL_RULES: tuple[Rule, ...] = (
+    Rule(
+        "按顺序收集 comment_id",
+        "收集每页 comments 里的 comment_id（按顺序）。",
+        "评论 id 按读到的顺序",
+        "id 随机，不按大小排列",
+    ),
+    Rule(
+        "游标原样传回",
+        "把 next_cursor 原样传回下一次调用（游标是不透明的，不要自己拼）。",
+        "游标要原样传回",
+        "游标前缀在 c、page-、Xq_ 之间变化",
+    ),
+    Rule(
+        "complete 时停下",
+        'coverage 为 "complete" 时停下。',
+        "一页就读完",
+        "预算常常比页数多",
+    ),
+    Rule(
+        "空页还有游标就继续",
+        "空页只要还有 next_cursor，就继续。",
+        "中间一页是空的",
+        "约四成的页是空的，包括第一页",
+    ),
+    Rule(
+        "读满 max_pages 页就停",
+        "读了 max_pages 页还没到 complete，就停下。",
+        "预算用尽",
+        "预算常常比页数少",
+    ),
+    Rule(
+        "预算用尽时如实报告",
+        '预算用尽时如实返回 "partial" 和下一次该用的游标。',
+        "预算用尽",
+        "预算用尽在空页或非空页上",
+    ),
+    Rule(
+        "最后一页正好是第 max_pages 页",
+        "到了 complete 就是 complete：最后一页正好是第 max_pages 页时也一样。",
+        "预算刚好够",
+        "预算与页数相等的情况",
+    ),
+    Rule(
+        "pages_read 数的是读过的页",
+        "返回的 pages_read 是读过的页数 n（空页也算）。",
+        "中间一页是空的",
+        "空页与非空页混合",
+    ),
+)
+
+
+MAKE_CURSOR_RULES: tuple[Rule, ...] = (
+    Rule(
+        "位置完整地编码进游标",
+        "把位置（一个非负整数，上次读到的评论 id）和签名一起编码。",
+        "很大的位置",
+        "随机位置，最大到 2**63",
+    ),
+    Rule(
+        "只用 URL 安全的字符",
+        "只用 A-Z a-z 0-9 - _（URL 安全的字符串）。",
+        "游标是 URL 安全的不透明字符串（位置 987654321987）",
+        "签名的字节随密钥变化",
+    ),
+    Rule(
+        "去掉末尾的 =",
+        "urlsafe_b64encode 末尾的 = 在 URL 里要转义，去掉它。",
+        "游标是 URL 安全的不透明字符串（位置 987654321987）",
+        "位置的位数不同，编码后的长度也不同",
+    ),
+    Rule(
+        "密钥不在游标里（原文）",
+        "密钥绝不能出现在游标里，编码过也不行：它只用来算签名。",
+        "游标是 URL 安全的不透明字符串（位置 1700000042）",
+        "在游标的文字里、也在它解码后的字节里找密钥",
+    ),
+    Rule(
+        "密钥不在游标里（base64）",
+        "密钥绝不能出现在游标里，编码过也不行（base64）。",
+        "游标是 URL 安全的不透明字符串（位置 1700000042）",
+        "找标准和 URL 安全的 base64，带或不带 =",
+    ),
+    Rule(
+        "密钥不在游标里（十六进制）",
+        "密钥绝不能出现在游标里，编码过也不行（十六进制）。",
+        "游标是 URL 安全的不透明字符串（位置 1700000042）",
+        "找大写和小写的十六进制",
+    ),
+    Rule(
+        "密钥不在游标里（URL 编码）",
+        "密钥绝不能出现在游标里，编码过也不行（URL 编码）。",
+        "游标是 URL 安全的不透明字符串（位置 1700000042）",
+        "随机字节的密钥 URL 编码后带 %XX，和原文不同",
+    ),
+)
+
+
+READ_CURSOR_RULES: tuple[Rule, ...] = (
+    Rule(
+        "签名正确时返回位置（int）",
+        "签名正确时返回位置（int）。",
+        "原样读回",
+        "原样读回",
+    ),
+    Rule(
+        "位置 0 也是位置",
+        "位置是一个非负整数：0 也要读回 0。",
+        "位置 0 也能读回",
+        "约三分之一的位置是 0",
+    ),
+    Rule(
+        "改哪一个字符都算",
+        "任何改动（改哪一个字符都算）时返回 None。",
+        "逐个改每一个字符",
+        "逐个改每一个字符、改第一个、改最后一个",
+    ),
+    Rule(
+        "解码出同样字节的另一种写法也是改动",
+        "任何改动（改哪一个字符都算，包括末尾那个字符）时返回 None。",
+        "换一种写法，解码出同样的字节",
+        "末尾字符换成解码结果相同的另一个字符",
+    ),
+    Rule(
+        "截断时返回 None",
+        "截断时返回 None（不抛异常）。",
+        "截断 3 个字符",
+        "截掉 1、2、3、4 个字符，多出 2 个字符",
+    ),
+    Rule(
+        "不是合法的编码时返回 None",
+        "不是合法的编码时返回 None（不抛异常）。",
+        "不是合法编码",
+        "非 base64 的文字",
+    ),
+    Rule(
+        "换了密钥时返回 None",
+        "换了密钥时返回 None：签名用 key 算（HMAC-SHA256）。",
+        "换了密钥",
+        "用另一个密钥读回",
+    ),
+)

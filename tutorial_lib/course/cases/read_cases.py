@@ -18,6 +18,7 @@ from typing import Any
 from tutorial_lib.core.arguments import ArgumentExample
 from tutorial_lib.core.contracts import ContractError
 from tutorial_lib.course.checks import MISSING, Case
+from tutorial_lib.course.rules import Rule
 from tutorial_lib.workspace.read_schema import (
     MAX_COUNT,
     MAX_PATH_CHARS,
@@ -26,7 +27,16 @@ from tutorial_lib.workspace.read_schema import (
     validate_manually,
 )
 
-__all__ = ["ORDER_EXAMPLES", "validator_cases", "validator_hidden_cases", "verdict_of"]
+__all__ = [
+    "IS_INSIDE_RULES",
+    "ORDER_EXAMPLES",
+    "VALIDATE_ARGS_FIELD_RULES",
+    "VALIDATE_ARGS_ORDER_RULES",
+    "VALIDATE_ARGS_RULES",
+    "validator_cases",
+    "validator_hidden_cases",
+    "verdict_of",
+]
 
 _P = "notes.txt"
 _ORDER = (
@@ -155,6 +165,148 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
         ArgumentExample("null instead of an object", None, "invalid_type", None),
         "整体不是 dict（这里是 None）：code 为 invalid_type，不写 field。",
     ),
+    (
+        ArgumentExample(
+            "a field name in another case",
+            {"path": _P, "start": 1, "count": 2, "Path": "x"},
+            "unknown_field",
+            "Path",
+        ),
+        "恰好是 path、start、count 这三个名字：大小写不同的名字是另一个字段。",
+    ),
+    (
+        ArgumentExample(
+            "a whole float for count",
+            {"path": _P, "start": 1, "count": 2.0},
+            "invalid_type",
+            "count",
+        ),
+        "类型不对一律是 invalid_type：start 的类型规则，count 也要守。",
+    ),
+)
+
+
+_NOT_OBJECTS = "列表、字符串、数字、null"
+
+#: The rules of exercise 1's contract on each field (the task's bullets), each with the
+#: visible case that catches an answer breaking only that rule.
+VALIDATE_ARGS_FIELD_RULES: tuple[Rule, ...] = (
+    Rule("整体是对象", "args 必须是对象（dict）。", "not an object", _NOT_OBJECTS),
+    Rule("整体不写 field", "整体不是对象时不写 field。", "null instead of an object", _NOT_OBJECTS),
+    Rule("缺字段", "缺字段是 missing_field。", "count missing", "每个字段都可能缺"),
+    Rule("多字段", "多字段是 unknown_field。", "a misspelt field", "多出的字段名"),
+    Rule(
+        "恰好三个名字",
+        "恰好有 path、start、count 三个字段。",
+        "a field name in another case",
+        "多出的字段名，含 Path",
+    ),
+    Rule("path 是字符串", "path：字符串。", "a path that is a number", "数字、null、列表"),
+    Rule("path 不为空", "path 去掉空白后不为空。", "a whitespace path", "空串、只有空白"),
+    Rule(
+        "只看去掉空白后",
+        "path 去掉空白后不为空即可。",
+        "a path with spaces around it",
+        "首尾带空白",
+    ),
+    Rule("path 有上限", "path 最长 4096 个字符。", "a path longer than the cap", "4097 个字符"),
+    Rule("4096 本身可以", "path 最长 4096 个字符。", "the longest path", "正好 4096 个字符"),
+    Rule(
+        "start 的范围",
+        "start：1 到 2**53 - 1。",
+        "a line beyond the interoperable integer range",
+        "边界两侧",
+    ),
+    Rule("count 的范围", "count：1 到 20。", "count above the cap", "边界两侧"),
+    Rule("bool 不是整数", "类型不对一律是 invalid_type。", "true as an integer", "True、False"),
+    Rule(
+        "字符串不是整数",
+        "类型不对一律是 invalid_type。",
+        "an integer written as a string",
+        '"1"、"2"',
+    ),
+    Rule("浮点数不是整数", "类型不对一律是 invalid_type。", "a whole float", "1.0、1.5、2.0"),
+    Rule(
+        "每个字段都一样", "类型不对一律是 invalid_type。", "a whole float for count", "两个整数字段"
+    ),
+)
+
+#: The fixed order of exercise 1 (its last bullet), one rule per step that can be swapped.
+VALIDATE_ARGS_ORDER_RULES: tuple[Rule, ...] = (
+    Rule("缺失先于多余", "整体 → 缺失字段 → 多余字段。", "missing beats unknown", "字段的插入顺序"),
+    Rule(
+        "先查完缺失",
+        "缺失字段查完，才查类型和范围。",
+        "missing beats an earlier bad type",
+        "缺一个字段，同时有坏值",
+    ),
+    Rule(
+        "缺失按顺序",
+        "缺失字段按 path、start、count。",
+        "missing path reported before start",
+        "同时缺几个字段",
+    ),
+    Rule(
+        "多余先于字段",
+        "多余字段 → 逐个查类型和范围。",
+        "unknown beats a wrong type",
+        "多余字段加坏值",
+    ),
+    Rule(
+        "多余按名字排序",
+        "多余字段按名字排序。",
+        "unknown fields sorted by name",
+        "打乱的插入顺序",
+    ),
+    Rule(
+        "字段按顺序",
+        "按 path、start、count 逐个查。",
+        "path is checked before start",
+        "几个字段同时有错",
+    ),
+    Rule(
+        "逐个字段查",
+        "逐个字段查类型和范围。",
+        "start's range before count's type",
+        "一个字段范围错、后一个类型错",
+    ),
+)
+
+VALIDATE_ARGS_RULES: tuple[Rule, ...] = VALIDATE_ARGS_FIELD_RULES + VALIDATE_ARGS_ORDER_RULES
+
+#: Exercise 2's rules; its cases are :func:`~tutorial_lib.course.demos.demo_workspace.inside_cases`.
+IS_INSIDE_RULES: tuple[Rule, ...] = (
+    Rule(
+        "解析 ..",
+        "root / path 解析之后（处理 ..）位于 root 之内。",
+        "'..' climbs out",
+        "随机拼出的路径段，含 .. 和 .",
+    ),
+    Rule(
+        "跟随符号链接",
+        "解析时跟随符号链接。",
+        "a symlink leading out",
+        "路径里任意位置的 link_in、link_out、src_link",
+    ),
+    Rule(
+        "比较路径而不是字符串",
+        "位于 root 之内：前缀相同的兄弟目录不算。",
+        "a prefix sibling",
+        "经 .. 走到 ws_evil",
+    ),
+    Rule(
+        "root 也要解析",
+        "root 本身也可能是经过符号链接的路径。",
+        "a root reached through a symlink",
+        "root 和经过链接的 ws_alias 轮流出现",
+    ),
+    Rule(
+        "文件不必存在",
+        "“在不在里面”和“存不存在”是两回事。",
+        "a missing file",
+        "不存在的 drafts 等路径段",
+    ),
+    Rule("绝对路径", "root / path 解析之后位于 root 之内。", "an absolute path", "以 / 开头的路径"),
 )
 
 

@@ -24,11 +24,13 @@ from jsonschema import Draft202012Validator
 
 from tutorial_lib.core.tools import Annotations, ToolSpec
 from tutorial_lib.course.checks import Case
+from tutorial_lib.course.rules import Rule
 from tutorial_lib.design.lint import lint, name_tokens
 
 __all__ = [
     "CAPABILITIES",
     "FIXED_TOOLS_CASES",
+    "FIXED_TOOLS_RULES",
     "TICKET_TOOLSET",
     "capability_report",
     "fixed_tools_hidden_cases",
@@ -94,24 +96,28 @@ def _required(spec: ToolSpec) -> list[str]:
     return list(required) if isinstance(required, list) else []
 
 
-def _typed(schema: Any, kind: str) -> bool:
+def _typed(schema: Any, kind: str, *, only: bool = False) -> bool:
+    """Whether ``schema`` declares the JSON type ``kind`` (with ``only``: that type alone)."""
     if not isinstance(schema, dict):
         return False
     declared = schema.get("type")
+    if only:
+        return declared == kind or declared == [kind]
     return declared == kind or (isinstance(declared, list) and kind in declared)
 
 
 def _id_name(spec: ToolSpec) -> str | None:
     """The one required integer argument (the ticket id), if that is all that is required."""
     required = _required(spec)
-    if len(required) == 1 and _typed(_properties(spec).get(required[0]), "integer"):
+    if len(required) == 1 and _typed(_properties(spec).get(required[0]), "integer", only=True):
         return required[0]
     return None
 
 
 def _named(spec: ToolSpec, word: str, kind: str) -> str | None:
     for name, schema in _properties(spec).items():
-        if word in name_tokens(name) and _typed(schema, kind) and name not in _required(spec):
+        optional = name not in _required(spec)
+        if word in name_tokens(name) and _typed(schema, kind, only=True) and optional:
             return name
     return None
 
@@ -185,6 +191,17 @@ def toolset_findings(specs: Any) -> list[str]:
     return [f"{finding.tool}: {finding.rule}" for finding in lint(specs)]
 
 
+def _namespaced(specs: Any) -> bool:
+    """Whether the tools' names all start with the same word, a namespace (``tickets_``)."""
+    firsts = set()
+    for spec in specs:
+        tokens = name_tokens(spec.name)
+        if len(tokens) < 2:
+            return False
+        firsts.add(tokens[0])
+    return len(firsts) == 1
+
+
 def _counts(specs: Any) -> dict[str, int]:
     tools = list(specs)
     writes = sum(not spec.annotations.read_only for spec in tools)
@@ -203,6 +220,14 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
         "逐条看 print(format_findings(lint(fixed_tools()))) 给出的 fix：名称、描述、"
         "additionalProperties、单位、注解。",
         key=toolset_findings,
+    ),
+    Case(
+        "名称带命名空间",
+        (),
+        True,
+        "名称要带命名空间：三个工具的名称以同一个前缀开头（例如 tickets_...），"
+        "模型和接入方一眼看出它们属于同一个服务。",
+        key=_namespaced,
     ),
     Case(
         "三个工具：两个只读，一个写入",
@@ -235,6 +260,75 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
         key=capability_report("list"),
     ),
 )
+
+
+#: Every rule the exercise states, with the visible case that catches an answer breaking it.
+FIXED_TOOLS_RULES: tuple[Rule, ...] = (
+    Rule("命名空间", "带命名空间的名称（例如 tickets_...）。", "名称带命名空间", "每个工具的名称"),
+    Rule(
+        "描述写全",
+        "描述写明目标、范围、分页、副作用。",
+        "linter 没有发现",
+        "每个工具的 linter 发现",
+    ),
+    Rule(
+        "不收未声明的参数",
+        "additionalProperties: false。",
+        "linter 没有发现",
+        "调用里多出一个未声明的参数",
+    ),
+    Rule("数字带单位", "带单位的数字。", "linter 没有发现", "超时参数的名字和取值"),
+    Rule(
+        "注解正确",
+        "正确的工具注解（两个只读，一个写入）。",
+        "三个工具：两个只读，一个写入",
+        "每个工具的 read_only",
+    ),
+    Rule(
+        "读一张工单",
+        "只读；唯一的必填参数是整数的工单 id。",
+        "getData 的能力：按 id 读一张工单",
+        "id 缺失，或是字符串、小数、bool、null",
+    ),
+    Rule(
+        "关闭一张工单",
+        "写入；唯一的必填参数是整数的工单 id。",
+        "runAction 的能力：关闭一张工单（写入，超时以秒计）",
+        "id 缺失，或是字符串、小数、bool、null",
+    ),
+    Rule(
+        "超时以秒计",
+        "保留超时参数，单位是秒，写进名字（例如 timeout_seconds）。",
+        "runAction 的能力：关闭一张工单（写入，超时以秒计）",
+        "带或不带超时、超时的类型",
+    ),
+    Rule(
+        "列出工单",
+        "只读；没有必填参数，用可选的字符串参数 cursor 取下一页。",
+        "sync 的能力：分页列出工单",
+        "带或不带 cursor、cursor 的类型",
+    ),
+    Rule(
+        "说的是工单",
+        "三个描述都要说清楚操作的是工单（ticket）。",
+        "getData 的能力：按 id 读一张工单",
+        "每个工具的描述",
+    ),
+)
+
+
+def _declaration(fixed_tools: Callable[[], Any], capability: str) -> dict[str, Any]:
+    """What the model sees of the tool for ``capability``: its findings, annotation, fit."""
+    tools = [spec for spec in fixed_tools() if isinstance(spec, ToolSpec)]
+    spec = _best(tools, capability)
+    if spec is None:
+        return {"tool": "没有这个能力的工具"}
+    return {
+        "namespaced": _namespaced(tools),
+        "findings": sorted({f.rule for f in lint(tools) if f.tool == spec.name}),
+        "read_only": bool(spec.annotations.read_only),
+        "requirements": capability_report(capability)(tools),
+    }
 
 
 def _accepts(fixed_tools: Callable[[], Any], capability: str, args: dict[str, Any]) -> Any:
@@ -276,7 +370,11 @@ def _generated_args(rng: random.Random, capability: str) -> dict[str, Any]:
 
 
 def fixed_tools_hidden_cases(seed: int = 0, count: int = 90) -> tuple[Case, ...]:
-    """``count`` seeded calls: does each tool accept the same arguments as the reference?"""
+    """``count`` seeded calls: does each tool accept the same arguments as the reference?
+
+    Then one declaration case per capability: the learner's tool for it has the reference's
+    namespace, linter findings (none), ``read_only`` annotation and capability requirements.
+    """
     rng = random.Random(seed)
     cases = []
     for index in range(count):
@@ -291,6 +389,17 @@ def fixed_tools_hidden_cases(seed: int = 0, count: int = 90) -> tuple[Case, ...]
                 via=_accepts,
                 shown_call=f"{{function}}() 里 {capability} 能力的工具收到 {args!r}"
                 "（名字按你的参数改写）",
+            )
+        )
+    for capability in ("get", "close", "list"):
+        cases.append(
+            Case(
+                f"声明检查（{capability}）",
+                (capability,),
+                _declaration(lambda: list(TICKET_TOOLSET), capability),
+                "和参考实现的声明不同：名称、linter 发现、注解、能力要求。",
+                via=_declaration,
+                shown_call=f"{{function}}() 里 {capability} 能力的工具的声明",
             )
         )
     return tuple(cases)

@@ -10,7 +10,9 @@ Two small contracts that later chapters grow into real tools:
   Chapter 04's paginated PR comments build on it.
 
 Each contract has its visible table (``*_CASES``: one case per stated rule, with a hint
-naming it), a reference implementation (``reference_*``) and a generator of hidden cases
+naming it), its rule table (``*_RULES``: every rule the task states, the visible case that
+fails an answer breaking only that rule, and what the hidden cases vary for it), a
+reference implementation (``reference_*``) and a generator of hidden cases
 (``*_hidden_cases``: seeded random inputs, expected values from the reference), which the
 solution notebook runs with :func:`~tutorial_lib.course.checks.check_hidden`.
 """
@@ -23,10 +25,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tutorial_lib.course.checks import Case
+from tutorial_lib.course.rules import Rule
 
 __all__ = [
     "LINE_AT_CASES",
+    "LINE_AT_RULES",
     "READ_ALL_PAGES_CASES",
+    "READ_ALL_PAGES_RULES",
     "FakePages",
     "line_at_hidden_cases",
     "read_all_pages_hidden_cases",
@@ -72,6 +77,38 @@ LINE_AT_CASES: tuple[Case, ...] = (
         (["  indented line ", "x"], 1),
         {"number": 1, "text": "  indented line "},
         "返回的是“那一行”本身：不要 strip() 或改写它的内容。",
+    ),
+)
+
+
+#: Every rule exercise 1 states, with the visible case that catches an answer breaking it.
+LINE_AT_RULES: tuple[Rule, ...] = (
+    Rule(
+        "1 起算", "number 是从 1 开始的行号。", "第 1 行是第一行", "0 到 6 行的文件，-3 到 8 的行号"
+    ),
+    Rule(
+        "带上真实行号",
+        '行号有效时返回 {"number": number, "text": 那一行}。',
+        "第 3 行（最后一行）",
+        "每个有效的行号",
+    ),
+    Rule("原样返回", "那一行原样返回。", "这一行原样返回", "行的前后带空格"),
+    Rule("空行也是一行", "空行也是一行。", "空行也是一行", "文件里的空行"),
+    Rule("0 不是行号", "0 返回 None。", "第 0 行不存在", "行号 0，文件有长有短"),
+    Rule("负数不是行号", "负数返回 None。", "负数行号", "-3 到 -1"),
+    Rule("超过总行数", "超过总行数返回 None。", "读过末尾", "超过末尾的行号，包括空文件"),
+    Rule("拒绝 True", "不是 int 的值返回 None，例如 True。", "True 不是行号", "True 和 False"),
+    Rule(
+        "拒绝字符串",
+        '不是 int 的值返回 None，例如 "2"。',
+        "字符串 '2' 不是行号",
+        '"1" 和 "2"',
+    ),
+    Rule(
+        "拒绝浮点数",
+        "不是 int 的值返回 None，例如 2.0。",
+        "浮点数 2.0 不是行号",
+        "1.0、2.0 和 1.5",
     ),
 )
 
@@ -206,6 +243,56 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         (FakePages.of([1], [2], [3], prefix="k7Q-"),),
         _complete([1, 2, 3], 3),
         "游标是不透明的：不要自己拼出下一页的游标，把收到的 next_cursor 原样传回。",
+    ),
+    Case(
+        "条目按服务给的顺序",
+        (FakePages.of([5, 3], [9], [1]),),
+        _complete([5, 3, 9, 1], 3),
+        "items 要按顺序：服务给出条目的先后，就是结果里的先后。",
+    ),
+    Case(
+        "重复的条目也是条目",
+        (FakePages.of([4], [4, 2]),),
+        _complete([4, 4, 2], 2),
+        "items 是所有条目：值相同的两个条目仍是两个条目。",
+    ),
+)
+
+#: Every rule exercise 2 states, with the visible case that catches an answer breaking it.
+READ_ALL_PAGES_RULES: tuple[Rule, ...] = (
+    Rule(
+        "游标原样传回",
+        "把每页的 next_cursor 原样传回去（游标是不透明的，不要自己拼）。",
+        "游标要原样传回",
+        "游标的写法（p、c、next:、Zx9_ 开头）",
+    ),
+    Rule("直到 None", "一直读到 next_cursor 是 None。", "三页按顺序拼起来", "1 到 6 页"),
+    Rule(
+        "空页不是结尾",
+        "空页只要还带着游标，就不是结尾。",
+        "中间一页是空的",
+        "空页出现的位置，包括第一页",
+    ),
+    Rule("按顺序", "items 是所有条目，按顺序。", "条目按服务给的顺序", "随机的条目值"),
+    Rule("所有条目", "items 是所有条目。", "重复的条目也是条目", "随机的条目值，常有重复"),
+    Rule("读了几页", "pages_read 是读了几页。", "第一页就是空的", "页数和空页"),
+    Rule(
+        "空结果也读完了",
+        '读完了就是 "complete"，没有条目也一样。',
+        "真的没有任何条目",
+        "全是空页的服务",
+    ),
+    Rule(
+        "重复游标如实报告",
+        '游标已经用过时停下，返回已读到的条目，coverage 如实写成 "partial"。',
+        "服务返回了读过的游标",
+        "服务绕回的页",
+    ),
+    Rule(
+        "任何用过的游标",
+        "“已经用过的游标”包括更早用过的任何一个。",
+        "绕一个更大的圈",
+        "绕回更早的任意一页",
     ),
 )
 

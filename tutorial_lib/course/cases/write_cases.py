@@ -12,6 +12,9 @@
   every pair of rules where one takes priority over the other.
 - :data:`RECONCILE_CASES`: the read-back check, for ``reconcile(comments, key, body)``;
   :func:`tutorial_lib.github.writes.reconcile` passes it.
+- :data:`DECIDE_RULES` and :data:`RECONCILE_RULES`: every rule the task text states, each
+  with the visible case that fails an answer breaking only it (tests/rules_05.py holds
+  those answers).
 
 The inputs of ``decide``: ``same_key`` (the resend carries the same idempotency key to a
 server that has SHOWN it honours keys), ``read_back`` (``"found"``, ``"absent"``: the
@@ -29,12 +32,15 @@ from typing import Any, Literal
 
 from tutorial_lib.core.retry import decide_after_failure
 from tutorial_lib.course.checks import Case
+from tutorial_lib.course.rules import Rule
 from tutorial_lib.github.writes import WRITE_POLICY, WriteStatus, marker, reconcile
 
 __all__ = [
+    "DECIDE_RULES",
     "DENIED",
     "INVALID",
     "RECONCILE_CASES",
+    "RECONCILE_RULES",
     "REFUSED",
     "TIMEOUT",
     "TOO_LARGE",
@@ -282,6 +288,10 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
     ),
 )
 
+#: A 503 after the request went out: its outcome is unknown though its code is not
+#: ``outcome_unknown`` (one of the visible cases).
+_UNKNOWN_503 = _error("temporary_unavailable", "unknown", "with_backoff")
+
 _KEY = "review-128-summary-1"
 _TEXT = "Review summary: 3 confirmed issues."
 
@@ -338,6 +348,18 @@ RECONCILE_CASES: tuple[Case, ...] = (
         "标记对上了，文字却不同：这个键代表的是另一条评论。",
     ),
     Case(
+        "键被用过两次",
+        ([_posted(61, text="Another conclusion."), _posted(60, text="A third text.")], _KEY, _TEXT),
+        {"state": "key_reused", "comment_id": 60},
+        "标记对上、文字都不同的有好几条时，返回其中最小的 id，不看它们在列表里的顺序。",
+    ),
+    Case(
+        "两边都有首尾空白",
+        ([_posted(23, text="\n  " + _TEXT + "  ")], _KEY, "  " + _TEXT + "\n"),
+        {"state": "found", "comment_id": 23},
+        "去掉标记后的文字和参数 body 都要去掉首尾空白再比较。",
+    ),
+    Case(
         "别的内容在前，这一条在后",
         ([_posted(50, text="Another conclusion."), _posted(51)], _KEY, _TEXT),
         {"state": "found", "comment_id": 51},
@@ -347,8 +369,9 @@ RECONCILE_CASES: tuple[Case, ...] = (
 
 
 def decide_hidden_cases() -> tuple[Case, ...]:
-    """Every input the exercise's ``decide`` can meet: each of its five errors with every
-    combination of the five flags (240 cases); expected: :func:`library_decision`.
+    """Every input the exercise's ``decide`` can meet: each of its five errors, and a 503
+    whose outcome is unknown (``operation_state`` decides, not ``code``), with every
+    combination of the five flags (288 cases); expected: :func:`library_decision`.
 
     Exhaustive rather than sampled: a solution fitted to the visible rows meets the rows
     that the visible table leaves out.
@@ -359,6 +382,7 @@ def decide_hidden_cases() -> tuple[Case, ...]:
         "REFUSED": REFUSED,
         "TIMEOUT": TIMEOUT,
         "TOO_LARGE": TOO_LARGE,
+        "UNKNOWN_503": _UNKNOWN_503,
     }
     cases = []
     for name, error in errors.items():
@@ -382,21 +406,25 @@ def decide_hidden_cases() -> tuple[Case, ...]:
 
 def reconcile_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
     """``count`` seeded comment lists: this key's marker on this text or another, a key
-    that shares a prefix, the marker quoted mid-text, trailing blank lines, shuffled ids;
+    that shares a prefix, the marker quoted mid-text, trailing blank lines, whitespace
+    around the text and around ``body``, shuffled ids;
     expected: the library's :func:`~tutorial_lib.github.writes.reconcile`."""
     rng = random.Random(seed)
     cases = []
     for index in range(count):
         comments: list[dict[str, Any]] = []
+        body = rng.choice(("", " ", "\n", "  \n")) + _TEXT + rng.choice(("", " ", "\n\n"))
         for comment_id in rng.sample(range(1, 200), rng.randint(0, 6)):
             kind = rng.choice(("other", "same", "another_text", "prefix_key", "quoted"))
             trailing = rng.choice(("", "\n", "\n\n  "))
             if kind == "other":
                 comments.append({"id": comment_id, "body": rng.choice(("LGTM", "nit: rename"))})
             elif kind == "same":
-                comments.append(_posted(comment_id, trailing=trailing))
+                text = rng.choice(("", "\n", "  ")) + _TEXT + rng.choice(("", " ", "\n"))
+                comments.append(_posted(comment_id, text=text, trailing=trailing))
             elif kind == "another_text":
-                comments.append(_posted(comment_id, text="Another conclusion.", trailing=trailing))
+                text = rng.choice(("Another conclusion.", "A third text.", _TEXT + " (edited)"))
+                comments.append(_posted(comment_id, text=text, trailing=trailing))
             elif kind == "prefix_key":
                 comments.append(_posted(comment_id, key=_KEY + "9", trailing=trailing))
             else:
@@ -404,10 +432,174 @@ def reconcile_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
         cases.append(
             Case(
                 f"生成的评论列表 {index + 1}",
-                (comments, _KEY, _TEXT),
-                reconcile(comments, _KEY, _TEXT),
+                (comments, _KEY, body),
+                reconcile(comments, _KEY, body),
                 "和库的 reconcile 不一致：标记必须在去掉首尾空白后的结尾、完整比较；"
                 "文字一致的取最小 id，否则标记对上的是 key_reused。",
             )
         )
     return tuple(cases)
+
+
+DECIDE_RULES: tuple[Rule, ...] = (
+    Rule(
+        "参数无效 → fix_input",
+        'retry 是 "after_input_correction"：fix_input。',
+        "空正文（422）",
+        "INVALID 的每一种组合",
+    ),
+    Rule(
+        "没有权限 → check_authorization",
+        'retry 是 "after_authorization"：check_authorization。',
+        "token 不对（401）",
+        "DENIED 的每一种组合",
+    ),
+    Rule(
+        "规则 1 排在最前",
+        "按顺序判断：第 1 条（参数、权限）先于“结果是否未知”。",
+        "先超时，现在参数无效",
+        "INVALID、DENIED 遇上 earlier_unknown",
+    ),
+    Rule(
+        "看 operation_state，不看 code",
+        '结果是否未知：这次的 operation_state 是 "unknown"。',
+        "503：请求已发出，代码不是 outcome_unknown",
+        "operation_state 为 unknown、code 不是 outcome_unknown 的 503",
+    ),
+    Rule(
+        "更早的未知也算未知",
+        "结果是否未知：或者 earlier_unknown 为真。",
+        "先超时，后被拒绝，可以读回",
+        "earlier_unknown 为真和为假",
+    ),
+    Rule(
+        "不是未知时：never 报告没发",
+        '不是未知时：retry 为 "never" 报告没发。',
+        "重试也没用的失败",
+        "TOO_LARGE 的每一种组合",
+    ),
+    Rule(
+        "不是未知时：有次数就重试",
+        "可证明没执行的暂时失败有次数就重试。",
+        "连接被拒绝，还有次数",
+        "REFUSED 配上 attempts_left",
+    ),
+    Rule(
+        "不是未知时：没次数报告没发",
+        "可证明没执行的暂时失败没有次数，报告没发。",
+        "429，次数用完",
+        "REFUSED 配上 attempts_left 为假",
+    ),
+    Rule(
+        "未知又 never：报告未知",
+        '结果未知时：retry 为 "never"（重试也没用）就报告未知。',
+        "先超时，现在是重试也没用的失败",
+        "TOO_LARGE 遇上 earlier_unknown",
+    ),
+    Rule(
+        "未知又 never：除非读回找到了",
+        'retry 为 "never" 就报告未知，除非读回找到了。',
+        "先超时，现在是重试也没用的失败，读回找到了",
+        "TOO_LARGE、earlier_unknown 配上 read_back 为 found",
+    ),
+    Rule(
+        "读回找到 → 已发",
+        "结果未知时：读回找到 → 已发。",
+        "超时，读回找到了",
+        "read_back 为 found",
+    ),
+    Rule(
+        "还没读回、能读回 → 先读回",
+        "还没读回、能读回 → 先读回。",
+        "超时，可以读回",
+        "read_back 为 None 配上 can_read_back",
+    ),
+    Rule(
+        "有键也先读回",
+        "有键也先读：服务器可能重启丢了键表。",
+        "有键，还能读回，尚未读回",
+        "same_key、read_back 为 None、can_read_back",
+    ),
+    Rule(
+        "有同一个键：有次数时重试",
+        "其余情况：有同一个键就有次数时重试。",
+        "超时，读回没找到，有同一个键",
+        "same_key 配上 read_back 为 absent 或不能读回",
+    ),
+    Rule(
+        "有同一个键：没次数报告未知",
+        "有同一个键、没有次数时报告未知。",
+        "超时，有键但次数用完",
+        "same_key 配上 attempts_left 为假",
+    ),
+    Rule(
+        "读回没找到不是没发的证明",
+        "读回没找到、又没有键：报告未知（没找到不是没发的证明）。",
+        "超时，读回没找到",
+        "read_back 为 absent、没有 same_key",
+    ),
+    Rule(
+        "不能读回又没有键：报告未知",
+        "不能读回、又没有键：报告未知。",
+        "超时，不能读回也没有键",
+        "can_read_back 为假、没有 same_key",
+    ),
+)
+
+
+RECONCILE_RULES: tuple[Rule, ...] = (
+    Rule(
+        "去掉首尾空白后看结尾",
+        "正文（去掉首尾空白后）以 marker(key) 结尾时才算数。",
+        "标记后面有空行",
+        "标记后面没有、有一个或几个空白",
+    ),
+    Rule(
+        "标记在正文中间不算",
+        "正文中间引用了这个标记不算。",
+        "标记被引用在正文中间",
+        "有的评论在句子中间引用这个标记",
+    ),
+    Rule(
+        "另一个键的标记不算",
+        "另一个键的标记也不算（注意前缀相同的键）。",
+        "前缀相同的键",
+        "有的评论带着前缀相同的另一个键",
+    ),
+    Rule(
+        "文字一致才是 found",
+        "找到了标记、而且去掉标记后的文字和 body 一致：返回 found。",
+        "键被别的内容用过",
+        "同一个标记配上不同的文字",
+    ),
+    Rule(
+        "都去掉首尾空白再比",
+        "去掉标记后的文字和 body 都去掉首尾空白再比。",
+        "两边都有首尾空白",
+        "文字前后、参数 body 前后的空白随机",
+    ),
+    Rule(
+        "found 取最小的 id",
+        "有几条就取最小的 id。",
+        "已经有两条",
+        "几条相同的评论",
+    ),
+    Rule(
+        "先找文字一致的那条",
+        "只找到标记、文字却都不一致时才是 key_reused。",
+        "别的内容在前，这一条在后",
+        "文字不同的那条 id 更小",
+    ),
+    Rule(
+        "key_reused 取最小的 id",
+        "key_reused 的 comment_id 是其中最小的 id。",
+        "键被用过两次",
+        "几条文字不同的评论",
+    ),
+    Rule(
+        "没有标记：absent",
+        '没有任何评论带这个标记：返回 {"state": "absent"}。',
+        "只有别人的评论",
+        "有的列表没有一条带这个标记",
+    ),
+)

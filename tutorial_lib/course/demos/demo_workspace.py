@@ -103,6 +103,7 @@ _PARTS = (
     "src_link",
     "ws",
     "ws_evil",
+    "../ws_evil",
     "x.txt",
     "secret.txt",
     "drafts",

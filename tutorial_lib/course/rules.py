@@ -1,0 +1,61 @@
+"""Rule tables: every rule an exercise states, and the cases that hold a solution to it.
+
+A check that passes a wrong answer is a defect. So each exercise lists the rules its task
+text states, one :class:`Rule` each, and for every rule:
+
+- ``visible``: the name of a case of the exercise's visible table that fails an answer
+  breaking ONLY this rule (the learner sees which rule their answer broke);
+- ``hidden``: what the hidden generator varies for this rule (the dimension: case,
+  whitespace, order, encodings, look-alike hosts, every tool that can reach a secret,
+  every approval state...), so code fitted to the visible cases still fails.
+
+A solution notebook prints its table with :func:`rule_table`; ``tests/test_rule_tables.py``
+proves each row: the named visible case exists, and an answer that breaks only that rule
+(a "mutant" kept with the tests) fails it, while the reference passes every case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tutorial_lib.course.checks import Case
+from tutorial_lib.course.table import wrap
+
+__all__ = ["Rule", "rule_table", "rules_without_cases"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule an exercise states: its name, the sentence that states it (as the task
+    text words it), the visible case that catches an answer breaking only this rule, and
+    what the hidden cases vary for it."""
+
+    name: str
+    statement: str
+    visible: str
+    hidden: str
+
+    def __post_init__(self) -> None:
+        for field_name in ("name", "statement", "visible", "hidden"):
+            if not str(getattr(self, field_name)).strip():
+                raise ValueError(f"a Rule needs a non-empty {field_name}")
+
+
+def rules_without_cases(rules: Sequence[Rule], cases: Sequence[Case]) -> list[str]:
+    """The rules whose ``visible`` case is not in ``cases`` (by case name): each one a
+    defect of the exercise's table."""
+    names = {case.name for case in cases}
+    return [rule.name for rule in rules if rule.visible not in names]
+
+
+def rule_table(rules: Sequence[Rule], width: int = 92) -> str:
+    """The rules as text a notebook prints: per rule, what it says, the visible case that
+    catches an answer breaking it, and what the hidden cases vary (wrapped to ``width``
+    display columns)."""
+    lines: list[str] = []
+    for number, rule in enumerate(rules, 1):
+        lines += wrap(f"{number}. {rule.name}：{rule.statement}", width, "   ")
+        lines += wrap(f"   可见用例：{rule.visible}", width, "     ")
+        lines += wrap(f"   隐藏用例变化：{rule.hidden}", width, "     ")
+    return "\n".join(lines)
