@@ -32,6 +32,8 @@ def _host_ok(flaw: str, url: str, hosts: list[str]) -> bool:
     host = urllib.parse.urlsplit(url).hostname or ""
     if flaw != "主机末尾的点":
         host = host.rstrip(".")
+    if flaw != "hosts 里的点也去掉":
+        hosts = [h.rstrip(".") for h in hosts]
     if flaw != "主机不分大小写":
         host, hosts = host.lower(), [h.lower() for h in hosts]
     if "*" in hosts and flaw != "* 允许任何主机":

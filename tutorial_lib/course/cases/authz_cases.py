@@ -537,6 +537,14 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         "是同一台主机；比较前去掉末尾的点。",
     ),
     _may(
+        "放行：hosts 里的主机写成末尾带点",
+        _scope(grants=["send"], hosts=["collector.example."]),
+        _call("http_send", **_SEND),
+        _ALLOWED,
+        "outside_scope：hosts 里的 collector.example. 和 url 里的 collector.example 是同一台"
+        "主机；hosts 里的每一项也要去掉末尾的点再比较。",
+    ),
+    _may(
         "放行：hosts 里的 * 允许任何主机",
         _scope(grants=["send"], hosts=["*"]),
         _call("http_send", **_SEND),
@@ -684,6 +692,12 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         "outbound：主机去掉末尾的点再比较。",
         "放行：主机末尾多一个点",
         "允许主机的写法之一是末尾带点的 {h}.。",
+    ),
+    Rule(
+        "hosts 里的点也去掉",
+        "outbound：hosts 里的每一项也去掉末尾的点再比较。",
+        "放行：hosts 里的主机写成末尾带点",
+        "发往具名主机的隐藏调用里，一半的范围把 hosts 写成末尾带点的 {h}.。",
     ),
     Rule(
         "* 允许任何主机",
@@ -894,8 +908,11 @@ def may_run_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
         focus = index % 4  # every other input reaches a resource rule with its class granted
         if focus == 1:
             named = [_recase(rng, h) for h in rng.sample(_HIDDEN_HOSTS[:-1], rng.randint(1, 2))]
-            scope = {**scope, "grants": sorted({*scope["grants"], "send"}), "hosts": named}
-            call = _call("http_send", **{**_SEND, "url": _hidden_url(rng, named)})
+            url = _hidden_url(rng, named)
+            # half of these scopes write their hosts with a trailing dot, as a url may
+            shown = [f"{h}." for h in named] if index % 8 == 5 else named
+            scope = {**scope, "grants": sorted({*scope["grants"], "send"}), "hosts": shown}
+            call = _call("http_send", **{**_SEND, "url": url})
         elif focus == 3:
             paths = scope["paths"] if rng.random() < 0.6 else [*scope["paths"], "."]
             scope = {**scope, "grants": sorted({*scope["grants"], "read"}), "paths": paths}

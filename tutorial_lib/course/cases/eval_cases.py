@@ -176,6 +176,12 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         "没有可衡量的运行时返回 None。'1/2' 这样的字符串、True/False 都不是比值。",
     ),
     _ratio_case(
+        "不要四舍五入：2/3 就是 2/3",
+        [[_bad(_STATUS)], [_ok(_STATUS)], [_bad(_STATUS), _ok(_STATUS)]],
+        "三次运行里两次第一次调用无效：2/3。返回精确的比值，不要 round()，也不要只留几位"
+        "小数：0.67 和 2/3 差了 0.003，远超 1e-9 的容差。Fraction(2, 3) 也可以。",
+    ),
+    _ratio_case(
         "看第一次：重试成功了，第一次仍算无效",
         [[_bad(_LINES), _ok(_LINES)], [_ok(_LINES)]],
         "只看每次运行的第一次调用：第一次失败、重试成功，这次运行仍算“第一次无效”。"
@@ -222,13 +228,7 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
     _ratio_case(
         "一次运行：第一次就失败",
         [[_bad(_STATUS), _ok(_STATUS)]],
-        "只有一次运行、它的第一次调用失败：1/1 = 1.0（一个 float）。",
-    ),
-    _ratio_case(
-        "不要四舍五入：2/3 就是 2/3",
-        [[_bad(_STATUS)], [_ok(_STATUS)], [_bad(_STATUS), _ok(_STATUS)]],
-        "三次运行里两次第一次调用无效：2/3。返回精确的比值，不要 round()，也不要只留几位"
-        "小数：0.67 和 2/3 差了 0.003，远超 1e-9 的容差。Fraction(2, 3) 也可以。",
+        "只有一次运行、它的第一次调用失败：1/1，即 1（1、1.0 或 Fraction(1) 都可以）。",
     ),
     _ratio_case(
         "全都有效：0.0 不是 None",
