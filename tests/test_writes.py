@@ -509,33 +509,36 @@ def test_a_second_process_posting_blind_after_a_lost_answer_is_reported(
     with service("commit_then_timeout:0.5", reconcile=first_reconciles) as (handle, first, _):
         lost = create(first, ARGS)
         assert write_status(lost) == ("already_posted" if first_reconciles else "unknown")
-        blind = WriteContext(first.client, reconcile=False, sleep=lambda s: None)
-        again = create(blind, ARGS)
-        assert write_status(again) == "posted"  # it read nothing: it cannot know
-        ids = [c["id"] for c in stored(handle)]
-        assert len(ids) == 2 and again["data"]["comment_id"] == ids[1]
-        # the status check, from a third process
-        checker = WriteContext(first.client, sleep=lambda s: None)
-        check = status(checker, {"repository": REPO, "pr": PR, "idempotency_key": KEY})
-        data = check["data"]
-        assert (data["state"], data["comment_id"], data["duplicate_ids"]) == (
-            "duplicated",
-            ids[0],
-            ids,
-        )
-        assert str(ids[1]) in data["warning"] and str(ids[1]) in data["suggestion"]
-        # a later call with the same key posts nothing and says what is there
-        posts = [r.method for r in handle.requests].count("POST")
-        later = create(WriteContext(first.client, sleep=lambda s: None), ARGS)
-        assert write_status(later) == "duplicated"
-        assert later["data"]["evidence"] == "found_by_marker"
-        assert later["data"]["duplicate_ids"] == ids and later["data"]["attempts"] == 0
-        # the checker's ledger remembers the copies it saw
-        remembered = create(checker, ARGS)
-        assert remembered["data"]["evidence"] == "earlier_call"
-        assert write_status(remembered) == "duplicated"
-        assert [r.method for r in handle.requests].count("POST") == posts
-        assert [c["id"] for c in stored(handle)] == ids  # nothing was deleted
+        # the other processes have clients of their own (not the first's 0.25 s timeout,
+        # which a loaded machine can exceed while the server still holds the lost answer)
+        with GitHubClient(handle.base_url, timeout_s=5, transport=handle.transport()) as other:
+            blind = WriteContext(other, reconcile=False, sleep=lambda s: None)
+            again = create(blind, ARGS)
+            assert write_status(again) == "posted"  # it read nothing: it cannot know
+            ids = [c["id"] for c in stored(handle)]
+            assert len(ids) == 2 and again["data"]["comment_id"] == ids[1]
+            # the status check, from a third process
+            checker = WriteContext(other, sleep=lambda s: None)
+            check = status(checker, {"repository": REPO, "pr": PR, "idempotency_key": KEY})
+            data = check["data"]
+            assert (data["state"], data["comment_id"], data["duplicate_ids"]) == (
+                "duplicated",
+                ids[0],
+                ids,
+            )
+            assert str(ids[1]) in data["warning"] and str(ids[1]) in data["suggestion"]
+            # a later call with the same key posts nothing and says what is there
+            posts = [r.method for r in handle.requests].count("POST")
+            later = create(WriteContext(other, sleep=lambda s: None), ARGS)
+            assert write_status(later) == "duplicated"
+            assert later["data"]["evidence"] == "found_by_marker"
+            assert later["data"]["duplicate_ids"] == ids and later["data"]["attempts"] == 0
+            # the checker's ledger remembers the copies it saw
+            remembered = create(checker, ARGS)
+            assert remembered["data"]["evidence"] == "earlier_call"
+            assert write_status(remembered) == "duplicated"
+            assert [r.method for r in handle.requests].count("POST") == posts
+            assert [c["id"] for c in stored(handle)] == ids  # nothing was deleted
 
 
 def test_a_failed_check_for_copies_says_so_and_names_the_status_check() -> None:
