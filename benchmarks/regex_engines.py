@@ -15,7 +15,7 @@ What it measures (the choice is argued in :mod:`tutorial_lib.workspace.search`):
   line's first match. ``re`` as search_files ran it before: over chunks of lines in
   windows of 8 K characters, ``search`` per match, where the pattern cannot match ``\\n``
   nor see the string's edges (no ``\\s``, ``\\A``, ``\\B``...), otherwise line by line.
-  ``regex`` as it runs now: the translated pattern (:func:`search._regex_pattern`, which
+  ``regex`` as it runs now: the translated pattern (:func:`search_regex.regex_pattern`, which
   makes every pattern line-local), one ``finditer`` per chunk, ``concurrent=True`` and a
   timeout. ``re2``: the query as written (it refuses backreferences and lookarounds),
   ``finditer`` per chunk or line by line, as ``re``;
@@ -40,7 +40,7 @@ from typing import Any
 
 import regex
 
-from tutorial_lib.workspace import search
+from tutorial_lib.workspace import search_regex
 
 PATTERNS = (
     "TODO|FIXME",
@@ -125,10 +125,10 @@ def _old_local(query: str) -> bool:
 def engines(query: str) -> dict[str, Callable[[str], int] | str]:
     """For each engine, how to count the matching lines of one chunk (or why it cannot)."""
     flags = re.MULTILINE
-    local = search._is_line_local(query, flags)
+    local = search_regex.is_line_local(query, flags)
     old_local = _old_local(query)
     stdlib = re.compile(query, flags)
-    ours = regex.compile(search._regex_pattern(search._sre_parser.parse(query, flags)))
+    ours = regex.compile(search_regex.regex_pattern(search_regex.parse(query, flags)))
     out: dict[str, Callable[[str], int] | str] = {
         "re": (lambda t: re_windows(stdlib, t))
         if old_local

@@ -231,7 +231,9 @@ def travel(
         return ended
     # 4. resolution: the name the call really touches, found without opening anything
     reached.append("resolution")
-    resolved = None if tool.resolve is None else tool.resolve(tool.context, arguments)
+    # only when a station will read it: resolving costs a lookup per path component
+    wanted = tool.resolve is not None and bool(by_slot["resolution"])
+    resolved = tool.resolve(tool.context, arguments) if wanted and tool.resolve else None
     ended = _pass(
         by_slot["resolution"], PendingCall(tool, arguments, None, resolved), tool, "resolution"
     )

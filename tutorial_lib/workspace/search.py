@@ -57,7 +57,6 @@ from __future__ import annotations
 import gc
 import os
 import stat
-import types
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -84,7 +83,6 @@ from tutorial_lib.workspace.sandbox import (
 )
 from tutorial_lib.workspace.search_match import PREVIEW_CHARS as PREVIEW_CHARS
 from tutorial_lib.workspace.search_match import Matcher, Scanner, compile_matcher
-from tutorial_lib.workspace.search_regex import is_line_local, parse, regex_pattern
 from tutorial_lib.workspace.search_walk import SKIP_REASONS as SKIP_REASONS
 from tutorial_lib.workspace.search_walk import Walk
 
@@ -112,12 +110,6 @@ CONTEXT_BEFORE = 2
 CONTEXT_COUNT = 5
 MODES = ("literal", "regex")
 _NEXT_TOOL = READ_LINES_SPEC.name
-
-# benchmarks/regex_engines.py reaches the translation through these old names; the public
-# ones are in tutorial_lib.workspace.search_regex.
-_is_line_local = is_line_local
-_regex_pattern = regex_pattern
-_sre_parser = types.SimpleNamespace(parse=parse)
 
 
 @dataclass(frozen=True)
