@@ -79,6 +79,12 @@ __all__ = [
     "TICKETS",
     "TICKET_STATUSES",
     "TICKET_SET_STATUS_SPEC",
+    "SUBMIT_ANSWER_SPEC",
+    "VAGUE_DESCRIPTIONS",
+    "CONSTRAINT_KEYWORDS",
+    "ABLATION_CHANGES",
+    "AnswerBox",
+    "strip_schema",
     "V1",
     "V2",
     "VERSIONS",
@@ -93,14 +99,26 @@ __all__ = [
 ]
 
 #: The fixes, in the order the ablation table lists them.
-FIX_NAMES: tuple[str, ...] = ("rich_errors", "units", "coverage", "declarations", "safe_write")
+FIX_NAMES: tuple[str, ...] = (
+    "names",
+    "descriptions",
+    "constraints",
+    "required_scope",
+    "units",
+    "paging",
+    "rich_errors",
+    "safe_write",
+)
 #: How the tables name each fix.
 FIX_LABELS: Mapping[str, str] = MappingProxyType(
     {
-        "rich_errors": "rich errors",
+        "names": "names",
+        "descriptions": "descriptions",
+        "constraints": "constraints",
+        "required_scope": "required scope",
         "units": "units",
-        "coverage": "coverage/cursor",
-        "declarations": "names/descriptions",
+        "paging": "paging",
+        "rich_errors": "rich errors",
         "safe_write": "safe write",
     }
 )
@@ -113,6 +131,7 @@ ROLES: Mapping[str, tuple[str, str]] = MappingProxyType(
         "comments": ("github_pr_list_comments", "getData"),
         "write": ("github_pr_create_comment", "postData"),
         "ticket": ("tickets_set_status", "update"),
+        "verify": ("github_pr_get_comment_status", "checkData"),
     }
 )
 
@@ -252,6 +271,7 @@ class World:
     client: GitHubClient
     codec: CursorCodec
     faults: FaultPlan
+    answers: AnswerBox = field(default_factory=lambda: AnswerBox())
 
 
 @contextlib.contextmanager
@@ -281,33 +301,97 @@ def open_world(faults: Sequence[FaultKind] = ()) -> Iterator[World]:
         )
 
 
-# --------------------------------------------------------------------------- wrappers
+# --------------------------------------------------------------------------- declarations
 
-
-def _loose(properties: dict[str, str], required: Sequence[str]) -> dict[str, Any]:
-    """A vague schema: types only, no descriptions, bounds or vocabularies."""
-    return {
-        "type": "object",
-        "properties": {name: {"type": kind} for name, kind in properties.items()},
-        "required": list(required),
+#: The one-line descriptions of a version without the ``descriptions`` fix, per role.
+VAGUE_DESCRIPTIONS: Mapping[str, str] = MappingProxyType(
+    {
+        "read": "Gets the file.",
+        "status": "Sets the status.",
+        "job": "Gets the job.",
+        "comments": "Gets the data you need.",
+        "write": "Posts the data.",
+        "ticket": "Updates the item.",
+        "verify": "Checks the data.",
     }
+)
+
+#: Schema keywords that constrain a value (the ``constraints`` fix keeps them).
+CONSTRAINT_KEYWORDS: frozenset[str] = frozenset(
+    {
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+    }
+)
 
 
-def _vague(
+def strip_schema(
+    schema: Mapping[str, Any], *, descriptions: bool = False, constraints: bool = False
+) -> dict[str, Any]:
+    """A copy of an object schema without its property ``descriptions`` and/or its
+    constraints (:data:`CONSTRAINT_KEYWORDS` and ``additionalProperties``); types and
+    ``required`` stay."""
+    out = json.loads(json.dumps(schema))
+    if constraints:
+        out.pop("additionalProperties", None)
+    for prop in (out.get("properties") or {}).values():
+        if not isinstance(prop, dict):
+            continue
+        if descriptions:
+            prop.pop("description", None)
+            prop.pop("examples", None)
+        if constraints:
+            for keyword in CONSTRAINT_KEYWORDS:
+                prop.pop(keyword, None)
+    return out
+
+
+def _declared(
     real: ToolSpec,
-    name: str,
-    description: str,
-    schema: dict[str, Any],
+    role: str,
+    fixes: Fixes,
     *,
-    prepare: Callable[[Mapping[str, Any]], dict[str, Any]] = dict,
+    scope_default: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None,
 ) -> ToolSpec:
-    """``real`` behind a vague declaration: the same checks and execution, run on the
-    arguments ``prepare`` fills in (a default the vague tool takes silently). The road
-    adapts the arguments before any station (``ToolSpec.adapt``), so what the stations
-    see is what runs."""
+    """``real`` as ``fixes`` declares it: its name, description and schema as shown to
+    the model, the same checks and execution behind them.
+
+    Without ``names`` the name is vague; without ``descriptions`` the description is one
+    vague line and the properties lose theirs; without ``constraints`` the schema keeps
+    only types and ``required``; without ``required_scope`` (``scope_default`` given) the
+    ``repository`` is optional and ``scope_default`` fills it in silently. What is shown
+    changes; the real schema still checks what runs (``ToolSpec.adapt`` and
+    ``adapted_schema``), so a vaguer declaration refuses the same values.
+    """
+    loose_scope = scope_default is not None and not fixes.required_scope
+    if fixes.names and fixes.descriptions and fixes.constraints and not loose_scope:
+        return real
+    name = real.name if fixes.names else ROLES[role][1]
+    description = real.description if fixes.descriptions else VAGUE_DESCRIPTIONS[role]
+    schema = strip_schema(
+        real.input_schema,
+        descriptions=not fixes.descriptions,
+        constraints=not fixes.constraints,
+    )
+    prepare: Callable[[Mapping[str, Any]], dict[str, Any]] = dict
+    if loose_scope and scope_default is not None:
+        schema["required"] = [f for f in schema.get("required", ()) if f != "repository"]
+        prepare = scope_default
 
     def source(context: Any, args: Mapping[str, Any], data: Any) -> Source:
-        return {"system": "tool", "resource": name}
+        return (
+            real.source(context, args, data)
+            if real.source
+            else {"system": "tool", "resource": name}
+        )
 
     spec = ToolSpec(
         name,
@@ -320,7 +404,9 @@ def _vague(
         source=source,
         adapt=prepare,
         adapted_schema=real.input_schema,
+        output_schema=real.output_schema,
         context=real.context,
+        value_error=real.value_error,
     )
     # the adapted arguments are worded as the real tool words its own errors
     object.__setattr__(spec, "adapted_arguments", real.arguments)
@@ -343,31 +429,18 @@ def _reshaped(real: ToolSpec, reshape: Callable[[dict[str, Any]], dict[str, Any]
 
 def _read_tool(world: World, fixes: Fixes) -> ToolSpec:
     spec = read_lines_tool(world.root)
-    if not fixes.coverage:  # no has_more, no total_lines: a page looks like the whole file
+    if not fixes.paging:  # no has_more, no total_lines: a page looks like the whole file
         spec = _reshaped(spec, lambda d: {k: d[k] for k in ("path", "start", "lines")})
-    if not fixes.declarations:
-        spec = _vague(
+        spec = replace(
             spec,
-            ROLES["read"][1],
-            "Gets the file.",
-            _loose(
-                {"path": "string", "start": "integer", "count": "integer"},
-                ["path", "start", "count"],
-            ),
+            description=spec.description.split(" Returns ")[0]
+            + " Returns path, start and the lines. Read-only.",
         )
-    return spec
+    return _declared(spec, "read", fixes)
 
 
 def _status_tool(world: World, fixes: Fixes) -> ToolSpec:
-    spec = task_set_status_spec(world.tasks)
-    if not fixes.declarations:
-        spec = _vague(
-            spec,
-            ROLES["status"][1],
-            "Sets the status.",
-            _loose({"task_id": "string", "status": "string"}, ["task_id", "status"]),
-        )
-    return spec
+    return _declared(task_set_status_spec(world.tasks), "status", fixes)
 
 
 _UNITLESS_JOB_SCHEMA: dict[str, Any] = {
@@ -414,15 +487,7 @@ def _unitless_job(runner: JobRunner) -> ToolSpec:
 
 def _job_tool(world: World, fixes: Fixes) -> ToolSpec:
     spec = job_get_result_spec(world.jobs) if fixes.units else _unitless_job(world.jobs)
-    if not fixes.declarations:
-        timeout = "timeout_ms" if fixes.units else "timeout"
-        spec = _vague(
-            spec,
-            ROLES["job"][1],
-            "Gets the job.",
-            _loose({"job_id": "string", timeout: "integer"}, ["job_id", timeout]),
-        )
-    return spec
+    return _declared(spec, "job", fixes)
 
 
 def _first_holding(world: World, repository: Any, pr: Any) -> str:
@@ -468,23 +533,12 @@ def _raw_first_page(context: GitHubToolContext) -> ToolSpec:
 
 def _comments_tool(world: World, fixes: Fixes) -> ToolSpec:
     context = GitHubToolContext(world.client, world.codec)
-    spec = LIST_COMMENTS_SPEC.bind(context) if fixes.coverage else _raw_first_page(context)
-    if not fixes.declarations:
-        properties = {"repository": "string", "pr": "integer"}
-        if fixes.coverage:
-            properties.update(cursor="string", page_size="integer")
+    spec = LIST_COMMENTS_SPEC.bind(context) if fixes.paging else _raw_first_page(context)
 
-        def prepare(args: Mapping[str, Any]) -> dict[str, Any]:
-            return {**args, "repository": _first_holding(world, args.get("repository"), args["pr"])}
+    def scope_default(args: Mapping[str, Any]) -> dict[str, Any]:
+        return {**args, "repository": _first_holding(world, args.get("repository"), args.get("pr"))}
 
-        spec = _vague(
-            spec,
-            ROLES["comments"][1],
-            "Gets the data you need.",
-            _loose(properties, ["pr"]),
-            prepare=prepare,
-        )
-    return spec
+    return _declared(spec, "comments", fixes, scope_default=scope_default)
 
 
 _PLAIN_POST_SCHEMA: dict[str, Any] = {
@@ -524,41 +578,78 @@ def _plain_post(client: GitHubClient) -> ToolSpec:
 def _write_tools(world: World, fixes: Fixes) -> list[ToolSpec]:
     if fixes.safe_write:
         context = WriteContext(world.client, sleep=lambda seconds: None, seed=0)
-        specs = write_tool_specs(context)
-    else:
-        specs = [_plain_post(world.client)]
-    if not fixes.declarations:
-        post = specs[0]
-        names = {"repository": "string", "pr": "integer", "body": "string"}
-        if fixes.safe_write:
-            names["idempotency_key"] = "string"
-        specs[0] = _vague(post, ROLES["write"][1], "Posts the data.", _loose(names, list(names)))
-    return specs
+        post, verify = write_tool_specs(context)
+        return [_declared(post, "write", fixes), _declared(verify, "verify", fixes)]
+    return [_declared(_plain_post(world.client), "write", fixes)]
 
 
 def _ticket_tool(world: World, fixes: Fixes) -> ToolSpec:
-    spec = TICKET_SET_STATUS_SPEC.bind(world.desk)
-    if not fixes.declarations:
-        spec = _vague(
-            spec,
-            ROLES["ticket"][1],
-            "Updates the item.",
-            _loose({"ticket_id": "string", "status": "string"}, ["ticket_id", "status"]),
-        )
-    return spec
+    return _declared(TICKET_SET_STATUS_SPEC.bind(world.desk), "ticket", fixes)
 
 
-# --------------------------------------------------------------------------- the versions
+# --------------------------------------------------------------------------- the answer tool
+
+
+@dataclass
+class AnswerBox:
+    """Where a run's structured answers land (the last one is the run's answer)."""
+
+    submitted: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def last(self) -> dict[str, Any] | None:
+        """The last answer submitted, or None."""
+        return self.submitted[-1] if self.submitted else None
+
+
+def _submit(box: AnswerBox, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
+    box.submitted.append(json.loads(json.dumps(dict(args))))
+    return {"received": True, "kind": args["kind"]}
+
+
+def _answer_source(box: Any, args: Mapping[str, Any], data: Any) -> Source:
+    return {"system": "evaluation", "resource": "answers"}
+
+
+#: submit_answer, declared once: the channel every run answers through (bind an AnswerBox).
+SUBMIT_ANSWER_SPEC = ToolSpec(
+    name="submit_answer",
+    title="Submit the answer to the user's request",
+    description=(
+        "Finish the task: submit your answer to the user's request, a question for the user"
+        " when the request is ambiguous, or that the task cannot be completed. Call it once,"
+        " last. kind: answer, question or cannot_complete. values: the answer's fields the"
+        " request asks for (e.g. line_count, status, comment_ids, posted)."
+    ),
+    input_schema={
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["answer", "question", "cannot_complete"]},
+            "text": {"type": "string", "description": "The answer or question, in words."},
+            "values": {"type": "object", "description": "The answer's fields."},
+        },
+        "required": ["kind", "text"],
+        "additionalProperties": False,
+    },
+    annotations=READ_ONLY_LOCAL,
+    execute=_submit,
+    source=_answer_source,
+)
 
 
 @dataclass(frozen=True)
 class Fixes:
-    """Which of the course's fixes an interface has (all of them: v2)."""
+    """Which of the course's fixes an interface has (all of them: v2). See the module
+    docstring for what each one changes."""
 
-    rich_errors: bool = True
+    names: bool = True
+    descriptions: bool = True
+    constraints: bool = True
+    required_scope: bool = True
     units: bool = True
-    coverage: bool = True
-    declarations: bool = True
+    paging: bool = True
+    rich_errors: bool = True
     safe_write: bool = True
 
     def without(self, fix: str) -> Fixes:
@@ -580,14 +671,18 @@ class InterfaceVersion:
     name: str
     changes: str
     fixes: Fixes
+    #: Changes applied to the exported tool list before the model sees it (the tools
+    #: behave the same): a counterfactual of the text alone.
+    shown: tuple[Callable[[Sequence[Mapping[str, Any]]], list[dict[str, Any]]], ...] = ()
 
     def tool_name(self, role: str) -> str:
         """The name the tool of ``role`` (a key of :data:`ROLES`) has in this version."""
         good, vague = ROLES[role]
-        return good if self.fixes.declarations else vague
+        return good if self.fixes.names else vague
 
     def specs(self, world: World) -> list[ToolSpec]:
-        """This version's tools, bound to ``world``, failures in its error style."""
+        """This version's tools, bound to ``world``, failures in its error style; the
+        answer tool (:data:`SUBMIT_ANSWER_SPEC`) last, the same in every version."""
         fixes = self.fixes
         specs = [
             _read_tool(world, fixes),
@@ -598,7 +693,9 @@ class InterfaceVersion:
             _ticket_tool(world, fixes),
         ]
         style: ErrorStyle = "rich" if fixes.rich_errors else "bare"
-        return [spec.with_error_style(style) for spec in specs]
+        return [spec.with_error_style(style) for spec in specs] + [
+            SUBMIT_ANSWER_SPEC.bind(world.answers)
+        ]
 
     def registry(self, world: World) -> Registry:
         """A :class:`Registry` of :meth:`specs` for ``world``."""
@@ -623,21 +720,29 @@ V2 = InterfaceVersion("v2", "the course's tools: every fix in", Fixes())
 #: The first draft: every fix out.
 V1 = InterfaceVersion(
     "v1",
-    "vague names and descriptions, no units, bare errors, raw first pages, a plain POST",
-    Fixes(False, False, False, False, False),
+    "vague names and descriptions, loose schemas, optional repository, no units, raw"
+    " first pages, bare errors, a plain POST",
+    Fixes(*([False] * 8)),
+)
+
+#: What each ablation takes out of v2.
+ABLATION_CHANGES: Mapping[str, str] = MappingProxyType(
+    {
+        "names": "vague tool names (getFile, setStatus...)",
+        "descriptions": "one-line vague descriptions, no property descriptions or examples",
+        "constraints": "schemas with types only: no enum, bounds or pattern",
+        "required_scope": "repository optional: the first repository with that PR is used",
+        "units": "the job timeout has no unit and no bounds",
+        "paging": "lists are a raw first page, with no coverage, cursor or has_more",
+        "rich_errors": "failures are bare words",
+        "safe_write": "the comment write is a plain POST",
+    }
 )
 
 
 def ablation(fix: str) -> InterfaceVersion:
     """v2 with exactly one fix (a name of :data:`FIX_NAMES`) taken out: ``v2 - <label>``."""
-    what = {
-        "rich_errors": "failures are bare words",
-        "units": "the job timeout has no unit and no bounds",
-        "coverage": "lists are a raw first page, with no coverage or cursor",
-        "declarations": "vague names and descriptions, repository optional",
-        "safe_write": "the comment write is a plain POST",
-    }[fix]
-    return InterfaceVersion(f"v2 - {FIX_LABELS[fix]}", what, V2.fixes.without(fix))
+    return InterfaceVersion(f"v2 - {FIX_LABELS[fix]}", ABLATION_CHANGES[fix], V2.fixes.without(fix))
 
 
 #: Each fix taken out of v2, one at a time.
