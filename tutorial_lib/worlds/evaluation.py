@@ -481,8 +481,8 @@ class RunCounts:
     ``first_invalid`` / ``wrong_tool``: of the first work call (None: no work call);
     ``unknown_outcomes``: calls whose outcome was unknown to the caller: the operator's
     log says so, or (a bare tool's log cannot) the emulator's timeouts that fired;
-    ``questions``: clarifying questions submitted; ``chars_in``: the tool list once per request plus every result;
-    ``chars_out``: the arguments of every call.
+    ``questions``: clarifying questions submitted; ``chars_in``: the tool list once per
+    request plus every result; ``chars_out``: the arguments of every call.
     """
 
     first_invalid: bool | None
