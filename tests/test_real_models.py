@@ -2,8 +2,10 @@
 
 Each fake client has the SDK's method shape (``client.messages.create`` and
 ``client.chat.completions.create``), records the keyword arguments it receives and answers
-from a script of replies built like the SDKs' objects (attributes, not dicts). The last
-test runs the installed SDKs themselves on a mock HTTP transport (skipped without them).
+from a script of replies built like the SDKs' objects (attributes, not dicts). A later
+test runs the installed SDKs themselves on a mock HTTP transport (skipped without them);
+the last ones check ``base_url`` (local OpenAI-compatible servers) without sending
+anything (tests/test_recording.py drives a fake one on 127.0.0.1).
 Workspace: ``notes.txt``, 3 lines.
 """
 
@@ -22,6 +24,7 @@ import pytest
 
 from tutorial_lib.agent.loop import FinalAnswer, Model, ToolCall, Transcript, run_agent
 from tutorial_lib.agent.real_models import (
+    LOCAL_API_KEY,
     PROVIDERS,
     AnthropicModel,
     OpenAIModel,
@@ -499,3 +502,119 @@ def test_the_installed_sdks_accept_the_requests_and_their_replies_parse(
         "tool_call_id": "call_step1",
         "content": results[1],
     }
+
+
+# --------------------------------------------------------------------------- base_url
+
+LOCAL_URL = "http://127.0.0.1:8080/v1"
+
+
+def test_a_base_url_needs_the_sdk_but_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    if importlib.util.find_spec("openai") is not None:
+        assert available("openai", environ={}, base_url=LOCAL_URL) is None
+        assert available("openai", environ={"OPENAI_API_KEY": ""}, base_url=LOCAL_URL) is None
+        assert "OPENAI_API_KEY" in (available("openai", environ={}) or "")  # without: a key
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a, **k: None if name == "openai" else real(name, *a, **k),
+    )
+    reason = available("openai", environ={}, base_url=LOCAL_URL)
+    assert reason is not None and "pip install openai" in reason
+
+
+def test_a_base_url_is_for_openai_compatible_servers_only() -> None:
+    with pytest.raises(ValueError, match="base_url is for OpenAI-compatible servers"):
+        available("anthropic", base_url=LOCAL_URL)
+
+
+def test_openai_model_sends_a_placeholder_key_to_a_base_url(
+    registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client the model makes itself (no request is sent): the placeholder key, never
+    the environment's, goes to a server the learner chose; ``api_key`` overrides it."""
+    pytest.importorskip("openai")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-real-key")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    local = OpenAIModel(
+        registry, model="m", system=SYSTEM, user_request=REQUEST, base_url=LOCAL_URL
+    )
+    assert local.client.api_key == LOCAL_API_KEY != "sk-real-key"
+    assert str(local.client.base_url).rstrip("/") == LOCAL_URL == local.base_url
+    keyed = OpenAIModel(
+        registry, model="m", system=SYSTEM, user_request=REQUEST, base_url=LOCAL_URL, api_key="k"
+    )
+    assert keyed.client.api_key == "k"
+    monkeypatch.delenv("OPENAI_API_KEY")
+    hosted = OpenAIModel(registry, model="m", system=SYSTEM, user_request=REQUEST, api_key="k2")
+    assert hosted.client.api_key == "k2" and hosted.base_url is None
+    assert "api.openai.com" in str(hosted.client.base_url)
+
+
+def test_base_url_without_the_sdk_is_a_clear_error(
+    registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a, **k: None if name == "openai" else real(name, *a, **k),
+    )
+    with pytest.raises(RuntimeError, match="cannot create a openai client: .*pip install openai"):
+        OpenAIModel(registry, model="m", system=SYSTEM, user_request=REQUEST, base_url=LOCAL_URL)
+
+
+def test_base_url_and_a_client_together_are_refused(registry: Registry) -> None:
+    client, _ = fake_openai()
+    for options in ({"base_url": LOCAL_URL}, {"api_key": "k"}):
+        with pytest.raises(ValueError, match="with client= pass them to that client"):
+            OpenAIModel(
+                registry, model="m", system=SYSTEM, user_request=REQUEST, client=client, **options
+            )
+
+
+def test_temperature_and_settings(registry: Registry) -> None:
+    """``temperature`` is sent only when given; ``settings()`` is what a recording's meta
+    keeps: the request without the conversation and the tools (and where it went)."""
+    client, endpoint = fake_openai(completion("3 lines"))
+    model = OpenAIModel(
+        registry,
+        model="local-model",
+        system=SYSTEM,
+        user_request=REQUEST,
+        client=client,
+        temperature=0,
+        max_completion_tokens=64,
+    )
+    run_agent(model, Host(registry))
+    assert endpoint.requests[0]["temperature"] == 0
+    assert model.settings() == {
+        "provider": "openai",
+        "base_url": None,
+        "model": "local-model",
+        "tool_choice": "auto",
+        "parallel_tool_calls": False,
+        "max_completion_tokens": 64,
+        "temperature": 0,
+    }
+    plain = OpenAIModel(registry, model="m", system=SYSTEM, user_request=REQUEST, client=client)
+    assert "temperature" not in plain.request(Transcript())
+    anthropic_client, _ = fake_anthropic()
+    claude = AnthropicModel(
+        registry,
+        model="claude-test",
+        system=SYSTEM,
+        user_request=REQUEST,
+        client=anthropic_client,
+        temperature=0.5,
+    )
+    assert claude.request(Transcript())["temperature"] == 0.5
+    assert claude.settings() == {
+        "provider": "anthropic",
+        "model": "claude-test",
+        "max_tokens": 1024,
+        "tool_choice": {"type": "auto", "disable_parallel_tool_use": True},
+        "temperature": 0.5,
+    }
+    json.dumps([model.settings(), claude.settings()])  # JSON values, for a recording

@@ -5,15 +5,17 @@
 the same on every run and on every machine. The adapters here are for a learner who wants
 to try the same tools on a real model afterwards. Keep in mind:
 
-- they **cost money**: each :meth:`next_action` is one paid API request, and the whole
-  conversation (tool list, request, every call and result so far) is sent again each time;
-- they need the provider's SDK (``pip install anthropic`` or ``pip install openai``) and
-  an API key in ``ANTHROPIC_API_KEY`` or ``OPENAI_API_KEY``; :func:`available` says what
-  is missing. The SDKs are imported only when a client is created, so this module imports
-  without them;
+- they **cost money** on a provider's API: each :meth:`next_action` is one paid request,
+  and the whole conversation (tool list, request, every call and result so far) is sent
+  again each time (a local server, below, costs only your machine's time);
+- they need the provider's SDK (``pip install anthropic`` or ``pip install openai``) and,
+  for a provider's API, an API key in ``ANTHROPIC_API_KEY`` or ``OPENAI_API_KEY``;
+  :func:`available` says what is missing. The SDKs are imported only when a client is
+  created, so this module imports without them;
 - a real model's figures (calls, invalid calls, characters read) **vary from run to run**
   and from one model version to the next: one run is an anecdote, not a measurement;
-- nothing in the course, its tests or its CI calls them; the tests use fake clients.
+- nothing in the course, its tests or its CI calls a real model; the tests use fake
+  clients, and a fake OpenAI-compatible server on 127.0.0.1 for the real SDK.
 
 How a turn works: the model keeps no memory between calls. :meth:`AnthropicModel.next_action`
 (and its OpenAI twin) rebuilds the conversation from the
@@ -36,10 +38,11 @@ pass ``tools=[to_openai(spec) for spec in registry]`` and
 omitted arguments before the road sees them). This module cannot import ``design`` itself:
 the agent layer does not depend on it.
 
-Example (not run by the course; it costs money)::
+Example with a provider's API (not run by the course; it costs money)::
 
     from tutorial_lib.agent.loop import run_agent
     from tutorial_lib.agent.real_models import AnthropicModel, available
+    from tutorial_lib.core.host import Host
 
     reason = available("anthropic")
     if reason is None:
@@ -49,9 +52,43 @@ Example (not run by the course; it costs money)::
             system="You answer with the tools you are given.",
             user_request="Read notes.txt completely and say how many lines it has.",
         )
-        print("\\n".join(run_agent(model, registry, max_steps=10).lines()))
+        print("\\n".join(run_agent(model, Host(registry), max_steps=10).lines()))
     else:
         print("skipped:", reason)
+
+:class:`OpenAIModel` works the same way with ``OPENAI_API_KEY`` set (``available("openai")``)
+or with ``api_key=...`` passed to it.
+
+**A local OpenAI-compatible server** (llama.cpp's ``llama-server``, vLLM, Ollama's
+``/v1``): give :class:`OpenAIModel` the server's ``base_url``. No key is needed: the SDK
+gets the placeholder :data:`LOCAL_API_KEY` (pass ``api_key=`` if your server checks one),
+and ``OPENAI_API_KEY`` is never sent to a ``base_url`` you chose. ``model`` is the name
+the server serves its model under. Whether the model answers with tool calls at all
+depends on the server and the model (llama-server needs ``--jinja``; vLLM needs
+``--enable-auto-tool-choice`` and a ``--tool-call-parser``; see their documentation)::
+
+    from tutorial_lib.agent.loop import run_agent
+    from tutorial_lib.agent.real_models import OpenAIModel, available
+    from tutorial_lib.core.host import Host
+
+    url = "http://127.0.0.1:8080/v1"  # llama-server's default port; Ollama: 11434, vLLM: 8000
+    reason = available("openai", base_url=url)  # only the SDK is checked: no key needed
+    if reason is None:
+        model = OpenAIModel(
+            registry,
+            model="<the served model's name>",
+            system="You answer with the tools you are given.",
+            user_request="Read notes.txt completely and say how many lines it has.",
+            base_url=url,
+            temperature=0,
+        )
+        print("\\n".join(run_agent(model, Host(registry), max_steps=10).lines()))
+
+A local model's runs vary too: less at ``temperature=0``, but that is no promise of the
+same reply twice (and none across server or model versions). To keep a run, and to check
+later that the tools still answer it the same, record it with
+:class:`tutorial_lib.agent.recording.RecordingModel` and replay it with
+:class:`~tutorial_lib.agent.recording.ReplayModel`: the replay sends no request at all.
 """
 
 from __future__ import annotations
@@ -71,6 +108,7 @@ from tutorial_lib.core.contracts import dumps
 from tutorial_lib.core.tools import Registry, ToolSpec
 
 __all__ = [
+    "LOCAL_API_KEY",
     "PROVIDERS",
     "TOOL_NAME_PATTERN",
     "AnthropicModel",
@@ -97,6 +135,11 @@ PROVIDERS: Mapping[str, Provider] = {
     "openai": Provider("openai", "openai", "OPENAI_API_KEY"),
 }
 
+#: The key the OpenAI SDK is given for a ``base_url`` when no ``api_key`` is passed: the SDK
+#: refuses to start without one, and a local server usually ignores it. A placeholder, so
+#: that ``OPENAI_API_KEY`` (a real, paid key) is never sent to a server you pointed it at.
+LOCAL_API_KEY = "no-key-local-server"
+
 #: Tool names both APIs accept: 1-64 characters of A-Za-z0-9_- (no dot, unlike MCP).
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -108,35 +151,69 @@ def _provider(name: str) -> Provider:
         raise ValueError(f"no provider {name!r}; providers: {', '.join(PROVIDERS)}") from None
 
 
-def available(provider: str, *, environ: Mapping[str, str] | None = None) -> str | None:
+def available(
+    provider: str, *, environ: Mapping[str, str] | None = None, base_url: str | None = None
+) -> str | None:
     """Why ``provider`` (``"anthropic"`` or ``"openai"``) cannot run here, or None if it can.
 
     Checks that the SDK is installed and that its API key variable is set and not empty in
-    ``environ`` (default: ``os.environ``). It imports nothing and sends nothing: a key that
-    is set but wrong is only found out by a request. Unknown providers raise ValueError.
+    ``environ`` (default: ``os.environ``). With ``base_url`` (``"openai"`` only: a local
+    OpenAI-compatible server such as ``"http://127.0.0.1:8080/v1"``) no key is needed, so
+    only the SDK is checked. It imports nothing and sends nothing: a key that is set but
+    wrong, or a server that is not running, is only found out by a request. Unknown
+    providers raise ValueError, and so does a ``base_url`` for ``"anthropic"``.
     """
     spec = _provider(provider)
+    _check_base_url(spec, base_url)
     env = os.environ if environ is None else environ
+    missing = _missing_sdk(spec)
+    if missing is not None:
+        return missing
+    if base_url is None and not env.get(spec.key_variable):
+        return f"{spec.key_variable} is not set: the {spec.name} API needs a key (and costs money)"
+    return None
+
+
+def _check_base_url(spec: Provider, base_url: str | None) -> None:
+    if base_url is not None and spec.name != "openai":
+        raise ValueError(
+            f"base_url is for OpenAI-compatible servers (provider 'openai'), not {spec.name!r}"
+        )
+
+
+def _missing_sdk(spec: Provider) -> str | None:
     if importlib.util.find_spec(spec.package) is None:
         return (
             f"the {spec.package!r} SDK is not installed in this environment"
             f" (pip install {spec.package})"
         )
-    if not env.get(spec.key_variable):
-        return f"{spec.key_variable} is not set: the {spec.name} API needs a key (and costs money)"
     return None
 
 
-def _client(provider: str, factory: str) -> Any:
-    """A real SDK client, imported only now; RuntimeError saying what is missing otherwise."""
-    reason = available(provider)
+def _client(
+    provider: str, factory: str, *, base_url: str | None = None, api_key: str | None = None
+) -> Any:
+    """A real SDK client, imported only now; RuntimeError saying what is missing otherwise.
+
+    With ``base_url`` the client talks to that server with ``api_key`` or, without one,
+    :data:`LOCAL_API_KEY` (never the environment's key); with only ``api_key``, to the
+    provider's API with that key.
+    """
+    spec = _provider(provider)
+    _check_base_url(spec, base_url)
+    reason = _missing_sdk(spec) if api_key is not None else available(provider, base_url=base_url)
     if reason is not None:
         raise RuntimeError(
             f"cannot create a {provider} client: {reason}."
             " Pass client= to use another one (tests pass a fake)."
         )
+    options: dict[str, Any] = {}
+    if base_url is not None:
+        options = {"base_url": base_url, "api_key": LOCAL_API_KEY if api_key is None else api_key}
+    elif api_key is not None:
+        options = {"api_key": api_key}
     module = importlib.import_module(PROVIDERS[provider].package)
-    return getattr(module, factory)()
+    return getattr(module, factory)(**options)
 
 
 def _checked(spec: ToolSpec) -> ToolSpec:
@@ -215,7 +292,8 @@ class AnthropicModel:
     ``client.messages.create(**request)`` returning a Message-like object (``content``
     blocks with ``type`` ``"text"``/``"tool_use"``, and ``stop_reason``); by default
     ``anthropic.Anthropic()``, which needs the SDK and ``ANTHROPIC_API_KEY``.
-    ``max_tokens`` bounds each reply.
+    ``max_tokens`` bounds each reply; ``temperature``, if given, is sent with each request
+    (None: the API's default).
 
     Each :meth:`next_action` is one paid request. The model is stateless: the same
     transcript gives the same request (the reply, of course, may differ).
@@ -231,6 +309,7 @@ class AnthropicModel:
         client: Any = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
         max_tokens: int = 1024,
+        temperature: float | None = None,
     ) -> None:
         self.registry = registry
         self.model = model
@@ -238,6 +317,7 @@ class AnthropicModel:
         self.user_request = user_request
         self.tools = [dict(t) for t in tools] if tools is not None else anthropic_tools(registry)
         self.max_tokens = max_tokens
+        self.temperature = temperature
         self.client = client if client is not None else _client("anthropic", "Anthropic")
 
     def messages(self, transcript: Transcript) -> list[dict[str, Any]]:
@@ -286,7 +366,7 @@ class AnthropicModel:
 
     def request(self, transcript: Transcript) -> dict[str, Any]:
         """The keyword arguments of the ``messages.create`` call :meth:`next_action` makes."""
-        return {
+        request: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.max_tokens,
             "system": self.system,
@@ -294,6 +374,18 @@ class AnthropicModel:
             "tools": copy.deepcopy(self.tools),
             "tool_choice": {"type": "auto", "disable_parallel_tool_use": True},
         }
+        if self.temperature is not None:
+            request["temperature"] = self.temperature
+        return request
+
+    def settings(self) -> dict[str, Any]:
+        """What each request is sent with besides the conversation and the tools, as JSON
+        values: the ``settings`` to put in a recording's meta
+        (:class:`tutorial_lib.agent.recording.RecordingModel`)."""
+        request = self.request(Transcript())
+        for key in ("messages", "tools", "system"):
+            del request[key]
+        return {"provider": "anthropic", **request}
 
     def next_action(self, transcript: Transcript) -> ToolCall | FinalAnswer:
         """One request; the reply as an action (see :meth:`parse`)."""
@@ -325,11 +417,17 @@ class OpenAIModel:
     Same arguments as :class:`AnthropicModel`, except: ``client`` is anything with
     ``client.chat.completions.create(**request)`` returning a ChatCompletion-like object
     (``choices[0].message`` with ``content``, ``refusal`` and ``tool_calls``), by default
-    ``openai.OpenAI()``, which needs the SDK and ``OPENAI_API_KEY``; ``tools`` defaults to
+    ``openai.OpenAI()``, which needs the SDK and ``OPENAI_API_KEY`` (or ``api_key``);
+    ``base_url``: the address of an OpenAI-compatible server instead of OpenAI's, e.g.
+    ``"http://127.0.0.1:8080/v1"`` (llama-server, vLLM, Ollama's ``/v1``), reached with
+    ``api_key`` or else the placeholder :data:`LOCAL_API_KEY`, never ``OPENAI_API_KEY``
+    (``base_url`` and ``api_key`` configure the client this model creates: with ``client=``
+    configure that client instead); ``tools`` defaults to
     :func:`openai_tools` (not strict); ``decode_arguments(spec, arguments)``, if given, is
     applied to the parsed arguments of a call to a registered tool (pass
     :func:`tutorial_lib.design.exports.from_strict_arguments` with strict tools);
-    ``max_completion_tokens`` bounds each reply (None: the API's default).
+    ``max_completion_tokens`` bounds each reply and ``temperature`` is sent with each
+    request (None, for both: not sent, the server's default applies).
     """
 
     def __init__(
@@ -343,7 +441,15 @@ class OpenAIModel:
         tools: Sequence[Mapping[str, Any]] | None = None,
         decode_arguments: Callable[[ToolSpec, Any], Any] | None = None,
         max_completion_tokens: int | None = None,
+        temperature: float | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
     ) -> None:
+        if client is not None and (base_url is not None or api_key is not None):
+            raise ValueError(
+                "base_url and api_key configure the client OpenAIModel creates; with client="
+                " pass them to that client instead"
+            )
         self.registry = registry
         self.model = model
         self.system = system
@@ -351,7 +457,14 @@ class OpenAIModel:
         self.tools = [dict(t) for t in tools] if tools is not None else openai_tools(registry)
         self.decode_arguments = decode_arguments
         self.max_completion_tokens = max_completion_tokens
-        self.client = client if client is not None else _client("openai", "OpenAI")
+        self.temperature = temperature
+        #: The server this model's own client talks to (None: OpenAI's API, or ``client``'s).
+        self.base_url = base_url
+        self.client = (
+            client
+            if client is not None
+            else _client("openai", "OpenAI", base_url=base_url, api_key=api_key)
+        )
 
     def messages(self, transcript: Transcript) -> list[dict[str, Any]]:
         """The conversation so far in Chat Completions form.
@@ -399,7 +512,18 @@ class OpenAIModel:
         }
         if self.max_completion_tokens is not None:
             request["max_completion_tokens"] = self.max_completion_tokens
+        if self.temperature is not None:
+            request["temperature"] = self.temperature
         return request
+
+    def settings(self) -> dict[str, Any]:
+        """What each request is sent with besides the conversation and the tools, and where
+        to (``base_url``; never the key), as JSON values: the ``settings`` to put in a
+        recording's meta (:class:`tutorial_lib.agent.recording.RecordingModel`)."""
+        request = self.request(Transcript())
+        for key in ("messages", "tools"):
+            del request[key]
+        return {"provider": "openai", "base_url": self.base_url, **request}
 
     def next_action(self, transcript: Transcript) -> ToolCall | FinalAnswer:
         """One request; the reply as an action (see :meth:`parse`)."""
