@@ -3,6 +3,7 @@ each the solution's answer with exactly that rule broken the way a learner might
 
 from __future__ import annotations
 
+import re
 import urllib.parse
 from typing import Any
 
@@ -28,21 +29,35 @@ def _refused(rule: str) -> dict[str, Any]:
     return {"allowed": False, "rule": rule}
 
 
+def _url_hosts(flaw: str, url: str) -> list[str]:
+    """The host(s) the answer reads from ``url``: ``hostname``, or a learner's own cut of
+    ``netloc`` (which keeps the user info, the port and the case) for the three flaws
+    about them."""
+    netloc = urllib.parse.urlsplit(url).netloc.lower()
+    if flaw == "端口不是主机的一部分":  # drops the user info, keeps the port
+        return [netloc.rpartition("@")[2]]
+    if flaw == "用户信息不是主机的一部分":  # drops the port, keeps the user info
+        return [re.sub(r":\d*$", "", netloc)]
+    if flaw == "@ 后面才是主机":  # either side of an @ may be the host
+        return [part.partition(":")[0] for part in netloc.split("@")]
+    return [urllib.parse.urlsplit(url).hostname or ""]
+
+
 def _host_ok(flaw: str, url: str, hosts: list[str]) -> bool:
-    host = urllib.parse.urlsplit(url).hostname or ""
+    found = _url_hosts(flaw, url)
     if flaw != "主机末尾的点":
-        host = host.rstrip(".")
+        found = [host.rstrip(".") for host in found]
     if flaw != "hosts 里的点也去掉":
         hosts = [h.rstrip(".") for h in hosts]
     if flaw != "主机不分大小写":
-        host, hosts = host.lower(), [h.lower() for h in hosts]
+        found, hosts = [host.lower() for host in found], [h.lower() for h in hosts]
     if "*" in hosts and flaw != "* 允许任何主机":
         return True
     if flaw == "主机整个相等":
         return any(h in url.lower() for h in hosts)
     if flaw == "主机不是结尾相同":
-        return any(host.endswith(h) for h in hosts)
-    return host in hosts
+        return any(host.endswith(h) for host in found for h in hosts)
+    return any(host in hosts for host in found)
 
 
 def make_may_run(flaw: str = "") -> Any:

@@ -116,7 +116,7 @@ def test_the_visible_table_has_a_case_for_every_rule() -> None:
     outcomes = Counter(case.expected.get("rule", "allowed") for case in MAY_RUN_CASES)
     assert set(outcomes) == {*REFUSAL_RULES, "allowed"}
     assert all(case.expected["allowed"] is (case.expected == ALLOWED) for case in MAY_RUN_CASES)
-    assert len(MAY_RUN_CASES) <= 45  # one printed line each: the check fits a notebook cell
+    assert len(MAY_RUN_CASES) <= 48  # one printed line each: the check fits a notebook cell
 
 
 def test_names_are_distinct_and_hints_name_the_rule() -> None:
@@ -266,6 +266,13 @@ def make_may_run(flaw: str | None = None) -> Callable[[dict[str, Any], dict[str,
             if not class_ok:
                 return refused("class_not_granted")
             host = urllib.parse.urlsplit(call["arguments"]["url"]).hostname or ""
+            netloc = urllib.parse.urlsplit(call["arguments"]["url"]).netloc.lower()
+            if flaw == "netloc":  # wrong: netloc keeps the port and the user info
+                host = netloc
+            elif flaw == "netloc_cut_at_colon":  # drops a port, but bot:pw@h gives "bot"
+                host = netloc.split(":")[0]
+            elif flaw == "netloc_cut_at_at":  # takes the user info for the host
+                host = netloc.split("@")[0].split(":")[0]
             host = host.rstrip(".")  # the task text: a trailing dot is the same host
             hosts = [h.rstrip(".") for h in scope["hosts"]]  # the same rule for the scope's
             if flaw != "host_case_sensitive":
@@ -330,6 +337,9 @@ FLAWS = {
     "host_ignored": "没列出的主机",
     "host_case_sensitive": "主机",
     "no_star": "* 允许任何主机",
+    "netloc": "url 带端口",
+    "netloc_cut_at_colon": "url 带用户信息",
+    "netloc_cut_at_at": "允许的主机写在 @ 前面",
 }
 
 
@@ -346,6 +356,23 @@ def test_each_wrong_solution_fails_a_case_that_names_its_rule(flaw: str, marker:
     failed = failing(make_may_run(flaw), MAY_RUN_CASES)
     assert failed, f"{flaw} passes every visible case"
     assert any(marker in name for name in failed), (flaw, failed)
+
+
+def test_a_netloc_answer_is_first_told_the_port_is_not_the_host() -> None:
+    """The learner trial's answer (``netloc`` for ``hostname``): its first ✗ is the port
+    case, whose hint names the rule and shows the whole URL. (The hand-cut netloc answers
+    are FLAWS above: each fails the case of the rule it breaks.)"""
+    report = run_cases(make_may_run("netloc"), MAY_RUN_CASES)
+    first = next(r for r in report.results if not r.passed)
+    assert first.case.name == "放行：url 带端口"
+    assert "端口" in first.case.hint and "netloc" in first.case.hint
+    assert "https://collector.example:8443/in" in "\n".join(report.lines())  # the whole input
+    # netloc refuses collector.example@attacker.example as the reference does: the @ case
+    # is there for the hand-cut netloc answers (netloc_cut_at_at)
+    assert failing(make_may_run("netloc"), MAY_RUN_CASES) == [
+        "放行：url 带端口",
+        "放行：url 带用户信息",
+    ]
 
 
 def test_every_wrong_solution_fails_the_hidden_cases_too() -> None:

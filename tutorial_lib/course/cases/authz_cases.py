@@ -22,15 +22,17 @@ glob matching.
 
 A tool name is compared as it is (``Read_Lines`` is not ``read_lines``: undeclared), and
 the secret rule holds for every tool that can read a file (read_lines AND search_files).
-``http_send``'s resource is the *host* of its ``url`` (``"system": "outbound"``): a task
-may send only to the hosts its scope lists, compared without case and after dropping a
-trailing dot, the whole host equal to a listed one (``collector.example.attacker.example``,
-``evilcollector.example`` or ``collector.example@attacker.example`` are other hosts);
-``"*"`` lets it send
-anywhere, which is exactly the third leg of the lethal trifecta: give it only to a task
-with nothing private to lose. Reading private data and sending are separate grants.
-(What leaves through an answer, e.g. a Markdown image to an outside host, is the output
-check's job, not this one's.)
+``http_send``'s resource is the *host* of its ``url`` (``"system": "outbound"``,
+``urlsplit(url).hostname``: without the port or the user info before an ``@``, so
+``https://bot:pw@collector.example:8443/in`` goes to ``collector.example``, and not the
+``netloc`` that keeps both): a task may send only to the hosts its scope lists, compared
+without case and after dropping a trailing dot, the whole host equal to a listed one
+(``collector.example.attacker.example``, ``evilcollector.example`` or
+``collector.example@attacker.example``, whose host follows the ``@``, are other hosts);
+``"*"`` lets it send anywhere, which is exactly the third leg of the lethal trifecta: give
+it only to a task with nothing private to lose. Reading private data and sending are
+separate grants. (What leaves through an answer, e.g. a Markdown image to an outside host,
+is the output check's job, not this one's.)
 
 The expected answers are the library's own: :func:`library_may_run` builds a
 :class:`~tutorial_lib.core.authorization.TaskScope` and an
@@ -529,6 +531,31 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         "用 endswith 比较主机名会放行它，要整个相等。",
     ),
     _may(
+        "放行：url 带端口",
+        _scope(grants=["send"], hosts=["collector.example"]),
+        _call("http_send", **{**_SEND, "url": "https://collector.example:8443/in"}),
+        _ALLOWED,
+        "outside_scope：端口不是主机的一部分，这个 url 的主机（hostname）就是 collector.example；"
+        "urlsplit(url).netloc 是 collector.example:8443，要比较 hostname，不是 netloc。",
+    ),
+    _may(
+        "放行：url 带用户信息",
+        _scope(grants=["send"], hosts=["collector.example"]),
+        _call("http_send", **{**_SEND, "url": "https://bot:pw@collector.example/in"}),
+        _ALLOWED,
+        "outside_scope：用户信息（@ 前面的 bot:pw）不是主机的一部分，主机（hostname）是 "
+        "collector.example；netloc 带着 bot:pw@，按 : 切开取第一段得到的是 bot。",
+    ),
+    _may(
+        "outside_scope：允许的主机写在 @ 前面",
+        _scope(grants=["send"], hosts=["collector.example"]),
+        _call("http_send", **{**_SEND, "url": "https://collector.example@attacker.example/in"}),
+        _refused("outside_scope"),
+        "规则 outside_scope：@ 前面是用户信息，后面才是主机：这个请求发往 attacker.example"
+        "（hostname），collector.example 只是用户名；取 @ 前面那段、或 @ 两边有一段相等就放行，"
+        "都会把数据送到 attacker.example。",
+    ),
+    _may(
         "放行：主机末尾多一个点",
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://collector.example./in"}),
@@ -682,6 +709,28 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         "evil{h}、sub.{h} 这样以允许主机结尾的主机；也有带端口、末尾带点、大写的同一台主机。",
     ),
     Rule(
+        "端口不是主机的一部分",
+        "outbound：主机不含端口（collector.example:8443 的主机是 collector.example），"
+        "比较 hostname，不是 netloc。",
+        "放行：url 带端口",
+        "允许的主机和它的各种仿冒随机带上端口 :8443、:443、:80。",
+    ),
+    Rule(
+        "用户信息不是主机的一部分",
+        "outbound：主机不含 @ 前面的用户信息（bot:pw@collector.example 的主机是 "
+        "collector.example）。",
+        "放行：url 带用户信息",
+        "主机前面随机加上用户信息，有时还带端口：user@、bot:pw@、{h}@、{h}:443@、"
+        "attacker.example@。",
+    ),
+    Rule(
+        "@ 后面才是主机",
+        "outbound：@ 前面是用户信息，后面才是主机：collector.example@attacker.example 发往 "
+        "attacker.example。",
+        "outside_scope：允许的主机写在 @ 前面",
+        "用户信息就是允许的主机（{h}@、{h}:443@），@ 后面是另一台主机或它的仿冒。",
+    ),
+    Rule(
         "主机不分大小写",
         "outbound：主机比较不分大小写。",
         "放行：http_send 发往范围里的主机",
@@ -817,29 +866,39 @@ def _hidden_path(rng: random.Random, prefixes: Sequence[str]) -> str:
 
 
 #: How a URL's host can look like an allowed host ``{h}`` and still be another host (or,
-#: for the last four, be the same host written another way).
+#: for the last three, be the same host written another way).
 _LOOK_ALIKE_HOSTS = (
     "attacker-{h}",
     "{h}.attacker.example",
     "evil{h}",
     "sub.{h}",
     "{h}@attacker.example",
+    "{h}",
     "{H}",
     "{h}.",
-    "{h}:8443",
-    "user@{h}",
 )
+
+#: User info a URL may put before its host (``{h}``: an allowed host of the scope): none of
+#: it is part of the host, whatever it looks like.
+_USER_INFO = ("user@", "bot:pw@", "{h}@", "{h}:443@", "attacker.example@")
+
+#: Ports a URL may put after its host: not part of the host either.
+_PORTS = (":8443", ":443", ":80")
 
 
 def _hidden_url(rng: random.Random, hosts: Sequence[str]) -> str:
-    """A URL to a host of the scope, a look-alike of one, or another host."""
+    """A URL to a host of the scope, a look-alike of one, or another host; about a third
+    of them with user info before the host, and a third with a port after it."""
     named = [h for h in hosts if h != "*"]
     if not named or rng.random() < 0.2:
+        allowed = rng.choice(named or _HIDDEN_HOSTS[:-1])
         host = _recase(rng, rng.choice(_HIDDEN_HOSTS[:-1]))
-        return f"https://{host}/in"
-    allowed = rng.choice(named)
-    shape = rng.choice(_LOOK_ALIKE_HOSTS)
-    return f"https://{shape.format(h=allowed, H=allowed.upper())}/in"
+    else:
+        allowed = rng.choice(named)
+        host = rng.choice(_LOOK_ALIKE_HOSTS).format(h=allowed, H=allowed.upper())
+    user = rng.choice(_USER_INFO).format(h=allowed) if rng.random() < 0.35 else ""
+    port = rng.choice(_PORTS) if rng.random() < 0.35 else ""
+    return f"https://{user}{host}{port}/in"
 
 
 def _hidden_tool_name(rng: random.Random, tool: str) -> str:
@@ -890,8 +949,9 @@ def may_run_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
     is), repositories in mixed case or outside the scope, paths (for read_lines and
     search_files alike) that climb with ``..``, are absolute, share a prefix's first
     letters or bear secrets, and URLs to a host of the scope or a look-alike of it (the
-    allowed name inside, before or after another host, as user info, with a port, a
-    trailing dot or in upper case).
+    allowed name inside, before or after another host, as user info, with a trailing dot
+    or in upper case), any of them with user info before the host (``user@``,
+    ``bot:pw@``, the allowed name itself: ``{h}@``, ``{h}:443@``) or a port after it.
     """
     rng = random.Random(seed)
     cases = []
