@@ -376,6 +376,35 @@ def test_any_model_can_take_the_readers_place() -> None:
     assert seen[0].tools[0]["name"] == "read_lines" and "submit_answer" in seen[0].registry
 
 
+def test_a_recorded_evaluation_replays_to_the_same_figures(tmp_path: Path) -> None:
+    from tutorial_lib.agent.recording import ReplayMismatch, TranscriptLog
+    from tutorial_lib.worlds.evaluation import recording, replaying
+
+    versions, tasks = (V1, V2), TASKS[:2] + TASKS[10:12] + TASKS[18:19]
+    log = TranscriptLog()
+    recorded = evaluate(
+        versions, tasks, seeds=range(3), model_factory=recording(log, date="2026-12-02")
+    )
+    assert recorded.figures == evaluate(versions, tasks, seeds=range(3)).figures
+    path = tmp_path / "runs.jsonl"
+    log.write(path)
+    again = TranscriptLog.read(path)
+    assert len(again.run_ids) == 2 * 5 * 3
+    assert again.meta(again.run_ids[0])["model"] == "simulated-reader"
+    replayed = evaluate(versions, tasks, seeds=range(3), model_factory=replaying(again))
+    assert replayed.figures == recorded.figures
+    assert [r.transcript for r in replayed.runs] == [r.transcript for r in recorded.runs]
+    # another interface answers otherwise: the replay says where, instead of guessing
+    with pytest.raises(ReplayMismatch):
+        evaluate((ablation("paging"),), tasks[:1], seeds=range(1), model_factory=_renamed(again))
+
+
+def _renamed(log: Any) -> Any:
+    from tutorial_lib.agent.recording import ReplayModel
+
+    return lambda setup: ReplayModel.from_log(log, f"v2 | {setup.task.name} | seed {setup.seed}")
+
+
 # --------------------------------------------------------------------------- layers
 
 

@@ -57,6 +57,7 @@ from tutorial_lib.agent.reader import (
     ReaderModel,
 )
 from tutorial_lib.agent.real_models import anthropic_tools
+from tutorial_lib.agent.recording import RecordingModel, ReplayModel, TranscriptLog
 from tutorial_lib.core.contracts import CATALOGUE
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.road import StepClock
@@ -88,6 +89,10 @@ __all__ = [
     "evaluate",
     "first_call_invalid_ratio",
     "open_comment_ids",
+    "reader_factory",
+    "recording",
+    "replaying",
+    "run_id",
     "shown_as",
     "state_wrong_base",
     "transcript_view",
@@ -776,6 +781,51 @@ class RunSetup:
     seed: int
     registry: Registry
     tools: list[dict[str, Any]]
+
+
+def reader_factory(setup: RunSetup) -> Model:
+    """The default model: the simulated reader of ``setup.seed``, shown ``setup.tools``."""
+    return ReaderModel(setup.task.need, setup.tools, Priors.draw(setup.seed))
+
+
+def run_id(setup: RunSetup) -> str:
+    """The id of a run in a recording: ``"<version> | <task> | seed <n>"``."""
+    return f"{setup.version} | {setup.task.name} | seed {setup.seed}"
+
+
+def recording(
+    log: TranscriptLog,
+    factory: Callable[[RunSetup], Model] = reader_factory,
+    *,
+    model: str = "simulated-reader",
+    date: str,
+    settings: Mapping[str, Any] | None = None,
+) -> Callable[[RunSetup], Model]:
+    """A ``model_factory`` that records every run of ``factory``'s models into ``log``
+    (:class:`~tutorial_lib.agent.recording.RecordingModel`), with ``model``, ``date``
+    (ISO 8601, given: nothing here reads a clock), ``settings``, the task's name and
+    request and the version's name as each run's metadata."""
+
+    def make(setup: RunSetup) -> Model:
+        meta = {
+            "model": model,
+            "date": date,
+            "settings": dict(settings or {}),
+            "task": setup.task.name,
+            "interface": setup.version,
+            "seed": setup.seed,
+            "request": setup.task.request(),
+        }
+        return RecordingModel(factory(setup), log, run_id=run_id(setup), meta=meta)
+
+    return make
+
+
+def replaying(log: TranscriptLog) -> Callable[[RunSetup], Model]:
+    """A ``model_factory`` that replays the runs of ``log`` (recorded by :func:`recording`)
+    without the model: :class:`~tutorial_lib.agent.recording.ReplayModel` raises
+    ``ReplayMismatch`` as soon as a tool answers otherwise than when it was recorded."""
+    return lambda setup: ReplayModel.from_log(log, run_id(setup))
 
 
 def _shown(version: InterfaceVersion, registry: Registry) -> list[dict[str, Any]]:

@@ -5,28 +5,36 @@ it has) and knows how to build a :class:`~tutorial_lib.core.tools.Registry` for 
 :class:`World`, the fresh state one evaluation run acts on: a workspace directory, a task
 tracker, a job runner, a ticket desk and the GitHub emulator (in process, no sockets).
 
-The five fixes, each one a difference a learner has met in an earlier chapter:
+The eight fixes, each one a difference a learner has met in an earlier chapter, and each
+one a single factor (the ablations take out one at a time):
 
-- ``rich_errors``: contract failure envelopes (``field``, ``expected``,
-  ``allowed_values``, retry advice) instead of the bare ``{"error": "INVALID_ARGUMENT"}``;
+- ``names``: namespaced tool names (``read_lines``) instead of vague ones (``getFile``);
+- ``descriptions``: descriptions that state scope, vocabulary (with a gloss per value),
+  units, bounds and examples, per tool and per property; instead of one vague line;
+- ``constraints``: schemas with ``enum``, ``minimum``/``maximum``, ``pattern`` and
+  ``additionalProperties``; instead of types only (the real schema still checks what
+  runs: a looser declaration shows less and refuses the same values);
+- ``required_scope``: a required ``repository``; instead of an optional one that silently
+  defaults to the first repository holding that PR number;
 - ``units``: ``job_get_result`` waits ``timeout_ms`` (bounded, example in the
   description) instead of a ``timeout`` with no unit and no bounds;
-- ``coverage``: lists say ``coverage``/``next_cursor`` (``read_lines`` says
+- ``paging``: lists say ``coverage``/``next_cursor`` (``read_lines`` says
   ``has_more``/``total_lines``) instead of handing back a raw first page of full bodies;
-- ``declarations``: namespaced names, descriptions that state scope and vocabulary, a
-  required ``repository``; instead of vague names (``getData``...), one-line
-  descriptions, untyped vocabularies and a ``repository`` that silently defaults to the
-  first repository holding that PR number;
+- ``rich_errors``: contract failure envelopes (``field``, ``expected``,
+  ``allowed_values``, retry advice) instead of the bare ``{"error": "INVALID_ARGUMENT"}``;
 - ``safe_write``: the chapter 05 comment write (idempotency key, read-back after an
-  unknown outcome) instead of a plain POST.
+  unknown outcome, a status check tool) instead of a plain POST.
+
+Every version also has ``submit_answer`` (:data:`SUBMIT_ANSWER_SPEC`), the same in all:
+the tool a run answers through, so success is judged on structured values.
 
 Every tool of every version is a :class:`ToolSpec` called through a
 :class:`~tutorial_lib.core.host.Host`. The v1 and ablation tools are thin wrappers over
 the course's real tools and the same stores: a vague declaration still runs the real
 tool's checks and execution (its arguments adapted before the schema check, in view of
-every station: ``ToolSpec.adapt``) (so a vague tool refuses the same values, only its error style
-and its declaration differ). The B14 example of a non-GitHub tool, ``tickets_set_status``
-over a :class:`TicketDesk`, is declared here too.
+every station: ``ToolSpec.adapt``), so a vague tool refuses the same values; only its
+error style and its declaration differ. The example of a non-GitHub tool,
+``tickets_set_status`` over a :class:`TicketDesk`, is declared here too.
 """
 
 from __future__ import annotations
