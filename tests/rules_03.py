@@ -37,7 +37,7 @@ def _with(**changes: Any) -> Callable[..., dict[str, Any]]:
 def _suggest(started: Callable[[Any], bool]) -> Callable[..., str]:
     def suggestion(task_id: str, current: str, received: Any) -> str:
         if started(received):
-            return "if the task has really started, send in_progress"
+            return "if the task has really started, send active"
         return "send one of: " + ", ".join(TASK_STATUSES)
 
     return suggestion
@@ -64,7 +64,7 @@ STATUS_ERROR_MUTANTS = {
     "用 str(received)": _with(suggestion=_suggest(lambda r: r.lower() in STARTED_WORDS)),
     "否则列出所有允许值": _with(
         suggestion=lambda t, c, r: (
-            "if the task has really started, send in_progress"
+            "if the task has really started, send active"
             if str(r).lower() in STARTED_WORDS
             else "send a valid status"
         )

@@ -37,7 +37,12 @@ from tutorial_lib.core.road import StepClock
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import serve
-from tutorial_lib.examples.tasks import TaskStore, task_set_status_spec, with_bare_errors
+from tutorial_lib.examples.tasks import (
+    TASK_STATUSES,
+    TaskStore,
+    task_set_status_spec,
+    with_bare_errors,
+)
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
@@ -181,8 +186,8 @@ def test_stop_on_first_page_claims_the_first_page_is_everything(root: Path) -> N
 # --------------------------------------------------------------------------- examples.tasks
 
 
-def set_status(style: str, mistakes: list[Mistake], status: str = "in_progress") -> Transcript:
-    store = TaskStore({"T-1": "todo"})
+def set_status(style: str, mistakes: list[Mistake], status: str = "active") -> Transcript:
+    store = TaskStore({"T-1": "backlog"})
     registry = Registry([task_set_status_spec(store, style=style)])  # type: ignore[arg-type]
     model = ScriptedModel(SetTaskStatus("T-1", status), mistakes)
     # a write: declared, granted, and approved in advance by the user (the figures are
@@ -198,28 +203,36 @@ def set_status(style: str, mistakes: list[Mistake], status: str = "in_progress")
 
 def test_guess_enum_recovers_in_two_calls_with_the_rich_error() -> None:
     t = set_status("rich", [guess_enum()])
-    # 599 characters: the invalid_status message now says "no status was changed" (the
-    # schema check words it before the store is read), 11 characters shorter than before
-    assert figures(t) == (2, 1, False, 2, 657)
-    assert [s.arguments["status"] for s in t.steps] == ["doing", "in_progress"]
+    # 655 characters: the invalid_status error (456, worded by the schema check before the
+    # store is read: "no status was changed") and the success (199)
+    assert figures(t) == (2, 1, False, 2, 655)
+    assert [s.arguments["status"] for s in t.steps] == ["started", "active"]
     assert t.steps[0].error_code == "invalid_status"
-    assert t.final == FinalAnswer("task T-1 is now in_progress")
+    assert t.final == FinalAnswer("task T-1 is now active")
 
 
 def test_guess_enum_flounders_with_the_bare_error() -> None:
     t = set_status("bare", [guess_enum()])
     assert figures(t) == (5, 5, False, None, 140)
     assert [s.arguments["status"] for s in t.steps] == [
-        "doing",
-        "in-progress",
         "started",
-        "active",
+        "in-progress",
+        "working",
         "wip",
+        "doing",
     ]
 
 
+def test_guess_enums_default_words_all_mean_started_and_none_is_allowed() -> None:
+    mistake = guess_enum()
+    said = {mistake.distort("task_set_status", "status", "active")}
+    said |= {guess["status"] for guess in mistake.bare_guesses}
+    assert said == {"started", "in-progress", "working", "wip", "doing", "underway"}
+    assert not said & set(TASK_STATUSES)
+
+
 def test_a_meaning_outside_the_allowed_values_cannot_be_corrected() -> None:
-    t = set_status("rich", [guess_enum("on hold")], status="paused")
+    t = set_status("rich", [guess_enum("dropped")], status="cancelled")
     assert t.calls == 1
     assert t.final == FinalAnswer("cannot correct invalid_status on status", gave_up=True)
 
@@ -230,10 +243,10 @@ def test_the_transcript_lines_are_deterministic() -> None:
         first.lines()
         == second.lines()
         == [
-            '1. task_set_status {"task_id": "T-1", "status": "doing"}'
+            '1. task_set_status {"task_id": "T-1", "status": "started"}'
             " -> invalid_status (456 chars)",
-            '2. task_set_status {"task_id": "T-1", "status": "in_progress"} -> ok (201 chars)',
-            "answer: task T-1 is now in_progress",
+            '2. task_set_status {"task_id": "T-1", "status": "active"} -> ok (199 chars)',
+            "answer: task T-1 is now active",
         ]
     )
 
@@ -355,7 +368,7 @@ def test_review_pull_request_stopping_on_page_one_misses_the_open_remarks(
     )
 
 
-def test_review_pull_request_following_cursors_finds_session_ts_42(
+def test_review_pull_request_following_cursors_finds_the_double_rounding(
     github_registry: Registry,
 ) -> None:
     full = review(github_registry, [], page_size=30)

@@ -96,7 +96,7 @@ def registry(root: Path, client: GitHubClient) -> Registry:
         [
             read_lines_tool(root),
             search_files_tool(root),
-            task_set_status_spec(TaskStore({"T-1": "todo"})),
+            task_set_status_spec(TaskStore({"T-1": "backlog"})),
             *github_tool_specs(GitHubToolContext(client, CursorCodec(b"k" * 32))),
             # no real waiting between write attempts: the schedule is not what is tested here
             *write_tool_specs(WriteContext(client, sleep=lambda seconds: None)),
@@ -170,7 +170,7 @@ def nested(depth: int, in_object: bool = False) -> Any:
 VALID_ARGUMENTS: dict[str, dict[str, Any]] = {
     "read_lines": {"path": "notes.txt", "start": 1, "count": 1},
     "search_files": {"query": "first"},
-    "task_set_status": {"task_id": "T-1", "status": "done"},
+    "task_set_status": {"task_id": "T-1", "status": "shipped"},
     "github_pr_get": {"repository": "example/shop", "pr": 128},
     "github_pr_list_comments": {"repository": "example/shop", "pr": 128},
     "github_pr_get_comment": {"repository": "example/shop", "pr": 128, "comment_id": 1},
@@ -388,11 +388,11 @@ def produce_every_code(
         ),
         "invalid_value": search_files(root, {"query": "x", "mode": "fuzzy"}),
         "invalid_status": task_set_status(
-            {"task_id": "T-1", "status": "doing"}, store=TaskStore({"T-1": "todo"})
+            {"task_id": "T-1", "status": "started"}, store=TaskStore({"T-1": "backlog"})
         ),
         "outcome_unknown": task_set_status(
-            {"task_id": "T-1", "status": "done"},
-            store=TaskStore({"T-1": "todo"}, lose_next_reply=True),
+            {"task_id": "T-1", "status": "shipped"},
+            store=TaskStore({"T-1": "backlog"}, lose_next_reply=True),
         ),
         "unknown_tool": call(tools, "github_repo_delete", {}),
         "invalid_cursor": list_comments_with_a_forged_cursor(tools),

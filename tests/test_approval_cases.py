@@ -169,10 +169,12 @@ class FakeClock:
 def test_the_plain_data_of_a_real_flow_gets_the_flows_answers() -> None:
     clock = FakeClock()
     flow = ConfirmationFlow("review-1", clock=clock, ttl_s=300.0)
-    arguments: dict[str, Any] = {"service": "shop", "version": "2.4.1", "environment": None}
-    question = Question("Deploy shop 2.4.1 where?", choose="environment", candidates=("a", "b"))
+    arguments: dict[str, Any] = {"service": "shop", "version": "2.4.1", "group": None}
+    question = Question(
+        "Which hosts should run shop 2.4.1?", choose="group", candidates=("canary", "all-hosts")
+    )
     request = flow.ask(flow.prepare("deploy_release", arguments, question).request_id)
-    chosen: dict[str, Any] = {**arguments, "environment": "b"}
+    chosen: dict[str, Any] = {**arguments, "group": "canary"}
     call = {"tool": "deploy_release", "arguments": chosen}
     asked = approval_record(request)
     assert asked["expires_at"] is None and asked["digest"] is None
@@ -180,13 +182,13 @@ def test_the_plain_data_of_a_real_flow_gets_the_flows_answers() -> None:
         "not_accepted"
     )
 
-    accepted = approval_record(flow.answer(request.request_id, "accept", choice="b"))
+    accepted = approval_record(flow.answer(request.request_id, "accept", choice="canary"))
     assert accepted["expires_at"] == 1300.0
     answers = {
         "chosen": library_approval_allows(accepted, call, session="review-1", now=1300.0),
         "other": library_approval_allows(
             accepted,
-            {**call, "arguments": {**arguments, "environment": "a"}},
+            {**call, "arguments": {**arguments, "group": "all-hosts"}},
             session="review-1",
             now=1100.0,
         ),

@@ -15,7 +15,7 @@ What these tests prove about :mod:`tutorial_lib.core.confirmation`:
    once, and a replay, a changed argument, an expired approval or another session's host
    is refused with ``approval_invalid`` (or a question of its own). An argument the model
    adds (``confirm: true``) never reaches the station, a policy returning None lets the
-   call run directly, and a question that needs formal approval (a production deploy) is
+   call run directly, and a question that needs formal approval (a rollout to all hosts) is
    refused and audited without a request.
 3. **As a property** (a hypothesis state machine over asks, answers, runs with approved
    or altered arguments and clock jumps): no request executes more than once, every
@@ -68,7 +68,7 @@ from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FaultPlan
 from tutorial_lib.emulator.fixtures import build_store
 from tutorial_lib.emulator.service import serve_in_process
-from tutorial_lib.examples.deploy import ENVIRONMENTS, Deployments, deploy_spec
+from tutorial_lib.examples.deploy import HOST_GROUPS, Deployments, deploy_spec
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.writes import (
     WriteContext,
@@ -79,10 +79,10 @@ from tutorial_lib.github.writes import (
 
 ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
 DEPLOY = "deploy_release"
-STAGING = {"environment": "staging", "version": "v2.4.1"}
-PRODUCTION = {"environment": "production", "version": "v2.4.1"}
+CANARY = {"group": "canary", "version": "v2.4.1"}
+ALL_HOSTS = {"group": "all-hosts", "version": "v2.4.1"}
 TTL_S = 60.0
-CHANGE_REQUEST = "a change request signed off by the release board"
+ROLLOUT_PLAN = "a rollout plan signed off by the on-call lead"
 
 
 # --------------------------------------------------------------------------- helpers
@@ -101,23 +101,23 @@ class ManualClock:
         self.now += seconds
 
 
-def deploy_policy(*, formal_production: bool = True) -> ConfirmationPolicy:
-    """Every deploy asks which environment (both candidates, none preselected); with
-    ``formal_production`` a production deploy needs a change request instead."""
+def deploy_policy(*, formal_all_hosts: bool = True) -> ConfirmationPolicy:
+    """Every deploy asks which host group (both candidates, none preselected); with
+    ``formal_all_hosts`` a rollout to all hosts needs a signed rollout plan instead."""
 
     def policy(call: PendingCall) -> Question | None:
-        environment, version = call.arguments["environment"], call.arguments["version"]
-        if formal_production and environment == "production":
+        group, version = call.arguments["group"], call.arguments["version"]
+        if formal_all_hosts and group == "all-hosts":
             return Question(
-                f"Deploy {version} to production?",
-                shown={"where": "production", "version": version},
-                formal=CHANGE_REQUEST,
+                f"Deploy {version} to all hosts?",
+                shown={"where": "all-hosts", "version": version},
+                formal=ROLLOUT_PLAN,
             )
         return Question(
-            f"Where should {version} be deployed?",
-            shown={"version": version, "impact": "users of that environment run it"},
-            choose="environment",
-            candidates=ENVIRONMENTS,
+            f"Which hosts should run {version}?",
+            shown={"version": version, "impact": "the hosts of that group run it"},
+            choose="group",
+            candidates=HOST_GROUPS,
         )
 
     return policy
@@ -187,12 +187,12 @@ def asked_flow(question: Question | None = None) -> tuple[ConfirmationFlow, Manu
     clock = ManualClock()
     flow = ConfirmationFlow("s1", clock=clock, ttl_s=TTL_S)
     question = question or Question(
-        "Where should v2.4.1 be deployed?",
+        "Which hosts should run v2.4.1?",
         shown={"version": "v2.4.1"},
-        choose="environment",
-        candidates=ENVIRONMENTS,
+        choose="group",
+        candidates=HOST_GROUPS,
     )
-    request = flow.prepare(DEPLOY, STAGING, question)
+    request = flow.prepare(DEPLOY, CANARY, question)
     flow.ask(request.request_id)
     return flow, clock, request.request_id
 
@@ -213,15 +213,15 @@ def test_an_accepted_question_walks_every_state_with_one_record_per_transition()
     flow, clock, rid = asked_flow()
     assert flow.request(rid).state == "asked"
     clock.advance(5)
-    accepted = flow.answer(rid, "accept", choice="production", by="alice")
+    accepted = flow.answer(rid, "accept", choice="all-hosts", by="alice")
     assert accepted.state == "accepted" and accepted.decision == "accept"
-    assert accepted.choice == "production" and accepted.answered_by == "alice"
+    assert accepted.choice == "all-hosts" and accepted.answered_by == "alice"
     assert accepted.expires_at == clock.now + TTL_S
-    assert dict(accepted.approved_arguments or {}) == STAGING | {"environment": "production"}
-    assert accepted.digest == approval_digest(DEPLOY, PRODUCTION)
-    assert dict(accepted.arguments) == STAGING  # the model's call is kept as it was made
+    assert dict(accepted.approved_arguments or {}) == CANARY | {"group": "all-hosts"}
+    assert accepted.digest == approval_digest(DEPLOY, ALL_HOSTS)
+    assert dict(accepted.arguments) == CANARY  # the model's call is kept as it was made
     clock.advance(1)
-    executed = flow.consume(DEPLOY, PRODUCTION)
+    executed = flow.consume(DEPLOY, ALL_HOSTS)
     assert executed is not None and executed.state == "executed"
     assert [r.event for r in flow.audit] == ["prepared", "asked", "accepted", "executed"]
     assert [r.state for r in flow.audit] == ["prepared", "asked", "accepted", "executed"]
@@ -229,11 +229,11 @@ def test_an_accepted_question_walks_every_state_with_one_record_per_transition()
     assert all(r.state in REQUEST_STATES for r in flow.audit)
     prepared, asked, answered, ran = flow.audit
     assert prepared.at == asked.at == 1000.0 and answered.at == 1005.0 and ran.at == 1006.0
-    assert prepared.arguments_digest == approval_digest(DEPLOY, STAGING)
+    assert prepared.arguments_digest == approval_digest(DEPLOY, CANARY)
     assert answered.arguments_digest == ran.arguments_digest == accepted.digest
-    assert (answered.by, answered.decision, answered.choice) == ("alice", "accept", "production")
+    assert (answered.by, answered.decision, answered.choice) == ("alice", "accept", "all-hosts")
     assert prepared.by is None and prepared.decision is None
-    assert all(r.question == "Where should v2.4.1 be deployed?" for r in flow.audit)
+    assert all(r.question == "Which hosts should run v2.4.1?" for r in flow.audit)
     assert all(dict(r.shown) == {"version": "v2.4.1"} for r in flow.audit)
     assert {r.session for r in flow.audit} == {"s1"}
 
@@ -249,40 +249,40 @@ def test_the_audit_log_is_json_lines_that_parse_back() -> None:
         assert list(back) == sorted(back)  # keys sorted
     last = parsed[-1]
     assert last["event"] == "declined" and last["decision"] == "decline" and last["by"] == "bob"
-    assert last["question"] == "Where should v2.4.1 be deployed?"
+    assert last["question"] == "Which hosts should run v2.4.1?"
     assert last["shown"] == {"version": "v2.4.1"} and last["at"] == clock.now
-    assert last["arguments_digest"] == approval_digest(DEPLOY, STAGING)
+    assert last["arguments_digest"] == approval_digest(DEPLOY, CANARY)
     assert flow.audit_jsonl().endswith("\n")
 
 
 def test_a_declined_call_stays_refused_and_never_executes() -> None:
     flow, _, rid = asked_flow()
-    answered = flow.answer(rid, "decline", choice="staging")
+    answered = flow.answer(rid, "decline", choice="canary")
     assert (answered.state, answered.decision) == ("declined", "decline")
     assert answered.approved_arguments is None and answered.digest is None
     assert answered.expires_at is None
     for _ in range(2):  # the declined call stays refused: it is not asked again
         with pytest.raises(ContractError) as caught:
-            flow.consume(DEPLOY, STAGING)
+            flow.consume(DEPLOY, CANARY)
         assert caught.value.code == "approval_invalid"
-    assert flow.consume(DEPLOY, PRODUCTION) is None  # other arguments: no approval at all
+    assert flow.consume(DEPLOY, ALL_HOSTS) is None  # other arguments: no approval at all
     assert flow.request(rid).state == "declined"
     assert "executed" not in [r.event for r in flow.audit]
     with pytest.raises(ConfirmationError):
-        flow.answer(rid, "accept", choice="staging")
+        flow.answer(rid, "accept", choice="canary")
 
 
 def test_a_cancelled_question_approves_nothing_and_may_be_asked_again() -> None:
     flow, _, rid = asked_flow()
-    answered = flow.answer(rid, "cancel", choice="staging")
+    answered = flow.answer(rid, "cancel", choice="canary")
     assert (answered.state, answered.decision) == ("cancelled", "cancel")
     assert answered.approved_arguments is None and answered.digest is None
-    for arguments in (STAGING, PRODUCTION):
+    for arguments in (CANARY, ALL_HOSTS):
         assert flow.consume(DEPLOY, arguments) is None  # nothing covers it: ask again
     assert flow.request(rid).state == "cancelled"
     assert "executed" not in [r.event for r in flow.audit]
     with pytest.raises(ConfirmationError):
-        flow.answer(rid, "accept", choice="staging")
+        flow.answer(rid, "accept", choice="canary")
 
 
 def test_the_machine_refuses_every_transition_it_does_not_allow() -> None:
@@ -295,38 +295,38 @@ def test_the_machine_refuses_every_transition_it_does_not_allow() -> None:
     with pytest.raises(ConfirmationError, match="unknown decision"):
         flow.answer(rid, "yes")  # type: ignore[arg-type]
     with pytest.raises(ConfirmationError, match="no confirmation request"):
-        flow.answer("s1-99", "accept", choice="staging")
+        flow.answer("s1-99", "accept", choice="canary")
     with pytest.raises(ConfirmationError):
         flow.request("s2-1")
     with pytest.raises(ConfirmationError):
         flow.ask(rid)  # asked already
     assert flow.audit == audit_before and flow.request(rid).state == "asked"
-    flow.answer(rid, "accept", choice="staging")
+    flow.answer(rid, "accept", choice="canary")
     for decision in DECISIONS:  # answering twice, whatever the second answer
         with pytest.raises(ConfirmationError, match="answered already"):
-            flow.answer(rid, decision, choice="production")
-    assert flow.request(rid).choice == "staging"
+            flow.answer(rid, decision, choice="all-hosts")
+    assert flow.request(rid).choice == "canary"
     assert len(flow.audit) == len(audit_before) + 1
 
 
 def test_a_request_that_was_never_asked_cannot_be_answered() -> None:
     flow = ConfirmationFlow("s1", clock=ManualClock())
-    request = flow.prepare(DEPLOY, STAGING, Question("Deploy?"))
+    request = flow.prepare(DEPLOY, CANARY, Question("Deploy?"))
     assert request.state == "prepared"
     with pytest.raises(ConfirmationError, match="never asked"):
         flow.answer(request.request_id, "accept")
 
 
 def test_a_question_without_candidates_is_accepted_without_a_choice() -> None:
-    flow, _, rid = asked_flow(Question("Deploy v2.4.1 to staging?"))
+    flow, _, rid = asked_flow(Question("Deploy v2.4.1 to the canary group?"))
     accepted = flow.answer(rid, "accept")
-    assert accepted.choice is None and dict(accepted.approved_arguments or {}) == STAGING
-    assert accepted.digest == approval_digest(DEPLOY, STAGING)
+    assert accepted.choice is None and dict(accepted.approved_arguments or {}) == CANARY
+    assert accepted.digest == approval_digest(DEPLOY, CANARY)
 
 
 def test_request_ids_are_unique_and_the_ttl_must_be_positive() -> None:
     flow = ConfirmationFlow("s7", clock=ManualClock())
-    ids = [flow.prepare(DEPLOY, STAGING, Question("q")).request_id for _ in range(3)]
+    ids = [flow.prepare(DEPLOY, CANARY, Question("q")).request_id for _ in range(3)]
     assert ids == ["s7-1", "s7-2", "s7-3"]
     assert [r.request_id for r in flow.requests] == ids
     for ttl in (0.0, -1.0):
@@ -335,7 +335,7 @@ def test_request_ids_are_unique_and_the_ttl_must_be_positive() -> None:
 
 
 def test_the_prepared_arguments_are_a_read_only_copy() -> None:
-    arguments = {"environment": "staging", "version": "v2.4.1"}
+    arguments = {"group": "canary", "version": "v2.4.1"}
     flow = ConfirmationFlow("s1", clock=ManualClock())
     request = flow.prepare(DEPLOY, arguments, Question("q"))
     arguments["version"] = "v9.9.9"  # the caller's dict changes afterwards
@@ -347,14 +347,14 @@ def test_the_prepared_arguments_are_a_read_only_copy() -> None:
 def test_approval_problem_names_each_reason_an_approval_cannot_run() -> None:
     flow, clock, rid = asked_flow()
     asked = flow.request(rid)
-    assert approval_problem(asked, DEPLOY, STAGING, session="s1", now=clock.now) == "not_accepted"
-    accepted = flow.answer(rid, "accept", choice="staging")
+    assert approval_problem(asked, DEPLOY, CANARY, session="s1", now=clock.now) == "not_accepted"
+    accepted = flow.answer(rid, "accept", choice="canary")
     end = accepted.expires_at
     assert end is not None
 
     def problem(
         tool: str = DEPLOY,
-        args: Mapping[str, Any] = STAGING,
+        args: Mapping[str, Any] = CANARY,
         *,
         request: ConfirmationRequest = accepted,
         session: str = "s1",
@@ -367,8 +367,8 @@ def test_approval_problem_names_each_reason_an_approval_cannot_run() -> None:
     assert problem(now=end + 0.001) == "expired"
     assert problem(session="s2") == "other_session"
     assert problem(tool="http_send") == "other_tool"
-    assert problem(args=STAGING | {"version": "v2.4.2"}) == "other_arguments"
-    executed = flow.consume(DEPLOY, STAGING)
+    assert problem(args=CANARY | {"version": "v2.4.2"}) == "other_arguments"
+    executed = flow.consume(DEPLOY, CANARY)
     assert executed is not None
     assert problem(request=executed) == "used"
     reasons = {
@@ -377,7 +377,7 @@ def test_approval_problem_names_each_reason_an_approval_cannot_run() -> None:
         problem(request=asked),
         problem(request=executed),
         problem(now=end + 1),
-        problem(args=PRODUCTION),
+        problem(args=ALL_HOSTS),
     }
     assert reasons == set(APPROVAL_PROBLEMS)
 
@@ -437,10 +437,10 @@ def test_the_digest_ignores_key_order_and_the_kind_of_mapping(arguments: dict[st
 
 def test_a_tuple_and_a_list_give_one_digest_and_validated_arguments_match() -> None:
     assert approval_digest("t", {"ids": (1, 2)}) == approval_digest("t", {"ids": [1, 2]})
-    assert approval_digest(DEPLOY, MappingProxyType(dict(STAGING))) == approval_digest(
-        DEPLOY, STAGING
+    assert approval_digest(DEPLOY, MappingProxyType(dict(CANARY))) == approval_digest(
+        DEPLOY, CANARY
     )
-    assert approval_digest(DEPLOY, STAGING) != approval_digest(DEPLOY, PRODUCTION)
+    assert approval_digest(DEPLOY, CANARY) != approval_digest(DEPLOY, ALL_HOSTS)
     assert approval_digest("t", {"n": 1}) != approval_digest("t", {"n": True})
     assert approval_digest("t", {"n": 1}) != approval_digest("t", {"n": "1"})
 
@@ -450,7 +450,7 @@ def test_a_tuple_and_a_list_give_one_digest_and_validated_arguments_match() -> N
 
 def test_the_first_call_asks_the_user_and_deploys_nothing() -> None:
     world = deploy_world()
-    result = world.call(STAGING)
+    result = world.call(CANARY)
     error = error_of(result)
     assert error["code"] == "confirmation_required"
     assert error["retry"] == "after_authorization"
@@ -459,7 +459,7 @@ def test_the_first_call_asks_the_user_and_deploys_nothing() -> None:
     (request,) = world.flow.requests
     assert request.state == "asked" and request.request_id in error["message"]
     assert request.choice is None and request.approved_arguments is None  # nothing chosen
-    assert request.question.candidates == ENVIRONMENTS
+    assert request.question.candidates == HOST_GROUPS
     record = world.log[-1]
     assert (record.station, record.outcome, record.operation_state) == (
         "confirmation",
@@ -470,43 +470,43 @@ def test_the_first_call_asks_the_user_and_deploys_nothing() -> None:
     # the front end learns the request from a structured field, never from the message
     assert error["confirmation"] == {
         "request_id": request.request_id,
-        "question": "Where should v2.4.1 be deployed?",
+        "question": "Which hosts should run v2.4.1?",
         "options": ["accept", "decline", "cancel"],
-        "choose": "environment",
-        "candidates": list(ENVIRONMENTS),
+        "choose": "group",
+        "candidates": list(HOST_GROUPS),
     }
     # calling again while the user decides asks nothing new and runs nothing
-    again = world.call(STAGING)
+    again = world.call(CANARY)
     assert error_of(again)["code"] == "confirmation_required"
     assert len(world.flow.requests) == 1 and world.deployments.done == []
     assert [e for _, e in events(world.flow)] == ["prepared", "asked"]
 
 
 def test_the_users_choice_fills_the_argument_and_runs_exactly_once() -> None:
-    world = deploy_world(deploy_policy(formal_production=False))
-    world.call(STAGING)  # the model guessed staging; the user decides
+    world = deploy_world(deploy_policy(formal_all_hosts=False))
+    world.call(CANARY)  # the model guessed canary; the user decides
     rid = world.asked().request_id
-    world.flow.answer(rid, "accept", choice="production")
+    world.flow.answer(rid, "accept", choice="all-hosts")
     result = world.run(rid)
     assert result["ok"] is True
-    assert result["data"] == {"environment": "production", "version": "v2.4.1", "deploy": 1}
-    assert world.deployments.done == [("production", "v2.4.1")]
+    assert result["data"] == {"group": "all-hosts", "version": "v2.4.1", "deploy": 1}
+    assert world.deployments.done == [("all-hosts", "v2.4.1")]
     assert world.flow.request(rid).state == "executed"
     replay = world.run(rid)  # a second click, a replay
     error = error_of(replay)
     assert (error["code"], error["operation_state"]) == ("approval_invalid", "not_applied")
     assert error["retry"] == "after_authorization"
-    assert world.deployments.done == [("production", "v2.4.1")]
+    assert world.deployments.done == [("all-hosts", "v2.4.1")]
     assert world.log[-1].station == "confirmation"
     assert [e for _, e in events(world.flow)] == ["prepared", "asked", "accepted", "executed"]
 
 
 def test_a_changed_argument_is_not_what_the_user_approved() -> None:
     world = deploy_world()
-    world.call(STAGING)
+    world.call(CANARY)
     rid = world.asked().request_id
-    world.flow.answer(rid, "accept", choice="staging")
-    for altered in (STAGING | {"version": "v2.4.2"}, STAGING | {"version": "v2.4.10"}):
+    world.flow.answer(rid, "accept", choice="canary")
+    for altered in (CANARY | {"version": "v2.4.2"}, CANARY | {"version": "v2.4.10"}):
         error = error_of(world.call(altered))
         assert (error["code"], error["operation_state"]) == ("approval_invalid", "not_applied")
         # the altered call is not approved: it becomes a question of its own
@@ -518,21 +518,21 @@ def test_a_changed_argument_is_not_what_the_user_approved() -> None:
     assert world.deployments.done == []
     assert world.flow.request(rid).state == "accepted"  # the approval is untouched
     assert world.run(rid)["ok"] is True  # the approved call itself is still good, once
-    assert world.deployments.done == [("staging", "v2.4.1")]
+    assert world.deployments.done == [("canary", "v2.4.1")]
 
 
 def test_an_approval_is_good_until_its_expiry_and_not_a_moment_later() -> None:
     world = deploy_world()
-    world.call(STAGING)
+    world.call(CANARY)
     rid = world.asked().request_id
-    world.flow.answer(rid, "accept", choice="staging")
+    world.flow.answer(rid, "accept", choice="canary")
     world.clock.advance(TTL_S)
     assert world.run(rid)["ok"] is True  # exactly at expires_at: in time
 
     late = deploy_world()
-    late.call(STAGING)
+    late.call(CANARY)
     rid = late.asked().request_id
-    late.flow.answer(rid, "accept", choice="staging")
+    late.flow.answer(rid, "accept", choice="canary")
     late.clock.advance(TTL_S + 0.5)
     error = error_of(late.run(rid))
     assert (error["code"], error["operation_state"]) == ("approval_invalid", "not_applied")
@@ -546,9 +546,9 @@ def test_an_approval_is_good_until_its_expiry_and_not_a_moment_later() -> None:
 def test_another_sessions_flow_cannot_use_the_approval() -> None:
     mine = deploy_world(session="s1")
     theirs = deploy_world(session="s2", deployments=mine.deployments)  # one set of deployments
-    mine.call(STAGING)
+    mine.call(CANARY)
     rid = mine.asked().request_id
-    accepted = mine.flow.answer(rid, "accept", choice="staging")
+    accepted = mine.flow.answer(rid, "accept", choice="canary")
     # the other session's host knows no such request...
     with pytest.raises(ConfirmationError, match="no confirmation request"):
         theirs.run(rid)
@@ -561,8 +561,8 @@ def test_another_sessions_flow_cannot_use_the_approval() -> None:
     assert other.session == "s2" and other.state == "asked"
     with pytest.raises(ConfirmationError):
         theirs.flow.request(rid)
-    assert approval_problem(accepted, DEPLOY, STAGING, session="s2", now=0.0) == "other_session"
-    assert mine.run(rid)["ok"] is True and mine.deployments.done == [("staging", "v2.4.1")]
+    assert approval_problem(accepted, DEPLOY, CANARY, session="s2", now=0.0) == "other_session"
+    assert mine.run(rid)["ok"] is True and mine.deployments.done == [("canary", "v2.4.1")]
 
 
 @pytest.mark.parametrize("extra", [{"confirm": True}, {"approved": True}, {"confirm": "yes"}])
@@ -570,20 +570,20 @@ def test_a_confirm_argument_from_the_model_is_refused_and_approves_nothing(
     extra: dict[str, Any],
 ) -> None:
     world = deploy_world()
-    error = error_of(world.call(STAGING | extra))
+    error = error_of(world.call(CANARY | extra))
     assert error["code"] == "unknown_field" and error["field"] == next(iter(extra))
     assert world.log[-1].station == "schema_check"
     assert world.flow.requests == () and world.flow.audit == ()
     assert world.deployments.done == []
     # and it does not turn the question that follows into an approval either
-    assert error_of(world.call(STAGING))["code"] == "confirmation_required"
+    assert error_of(world.call(CANARY))["code"] == "confirmation_required"
     assert world.asked().state == "asked" and world.deployments.done == []
 
 
 def test_a_call_the_policy_lets_through_runs_directly() -> None:
     world = deploy_world(lambda call: None)
-    result = world.call(STAGING)
-    assert result["ok"] is True and world.deployments.done == [("staging", "v2.4.1")]
+    result = world.call(CANARY)
+    assert result["ok"] is True and world.deployments.done == [("canary", "v2.4.1")]
     assert world.flow.requests == () and world.flow.audit == ()
     assert world.log[-1].station == "execution"
 
@@ -591,28 +591,28 @@ def test_a_call_the_policy_lets_through_runs_directly() -> None:
 def test_a_formal_question_is_refused_without_a_request_and_audited() -> None:
     world = deploy_world()
     for attempt in (1, 2):
-        error = error_of(world.call(PRODUCTION))
+        error = error_of(world.call(ALL_HOSTS))
         assert (error["code"], error["operation_state"]) == ("confirmation_required", "not_applied")
         assert error["retry"] == "after_authorization"
-        assert CHANGE_REQUEST in error["message"]
+        assert ROLLOUT_PLAN in error["message"]
         assert world.flow.requests == ()  # nothing the user could click
         assert len(world.flow.audit) == attempt
     assert world.deployments.done == []
     record = world.flow.audit[-1]
-    assert record.event == "refused_formal" and record.detail == CHANGE_REQUEST
-    assert record.tool == DEPLOY and record.question == "Deploy v2.4.1 to production?"
-    assert dict(record.shown) == {"where": "production", "version": "v2.4.1"}
-    assert record.arguments_digest == approval_digest(DEPLOY, PRODUCTION)
+    assert record.event == "refused_formal" and record.detail == ROLLOUT_PLAN
+    assert record.tool == DEPLOY and record.question == "Deploy v2.4.1 to all hosts?"
+    assert dict(record.shown) == {"where": "all-hosts", "version": "v2.4.1"}
+    assert record.arguments_digest == approval_digest(DEPLOY, ALL_HOSTS)
     assert json.loads(record.to_json())["event"] == "refused_formal"
 
 
-def test_choosing_production_in_a_question_still_meets_the_formal_gate() -> None:
+def test_choosing_all_hosts_in_a_question_still_meets_the_formal_gate() -> None:
     world = deploy_world()
-    world.call(STAGING)
+    world.call(CANARY)
     rid = world.asked().request_id
-    world.flow.answer(rid, "accept", choice="production")
+    world.flow.answer(rid, "accept", choice="all-hosts")
     error = error_of(world.run(rid))
-    assert error["code"] == "confirmation_required" and CHANGE_REQUEST in error["message"]
+    assert error["code"] == "confirmation_required" and ROLLOUT_PLAN in error["message"]
     assert world.deployments.done == [] and world.flow.request(rid).state == "accepted"
     assert world.flow.audit[-1].event == "refused_formal"
 
@@ -629,13 +629,13 @@ def test_run_approved_of_a_request_not_accepted_runs_nothing(
     decision: Decision | None, code: str, questions: int
 ) -> None:
     world = deploy_world()
-    world.call(STAGING)
+    world.call(CANARY)
     rid = world.asked().request_id
     if decision is not None:
         world.flow.answer(rid, decision)
     for _ in range(2):
         assert error_of(world.run(rid))["code"] == code
-        assert error_of(world.call(STAGING))["code"] == code
+        assert error_of(world.call(CANARY))["code"] == code
     assert world.deployments.done == [] and len(world.flow.requests) == questions
     final = {None: "asked", "decline": "declined", "cancel": "cancelled"}[decision]
     assert world.flow.request(rid).state == final
@@ -644,22 +644,22 @@ def test_run_approved_of_a_request_not_accepted_runs_nothing(
 
 def test_after_an_executed_approval_a_new_call_gets_a_new_question() -> None:
     world = deploy_world()
-    world.call(STAGING)
+    world.call(CANARY)
     first = world.asked().request_id
-    world.flow.answer(first, "accept", choice="staging")
+    world.flow.answer(first, "accept", choice="canary")
     assert world.run(first)["ok"] is True
-    newer = STAGING | {"version": "v2.5.0"}
+    newer = CANARY | {"version": "v2.5.0"}
     assert error_of(world.call(newer))["code"] == "confirmation_required"
     second = world.asked()
     assert second.request_id != first and dict(second.arguments) == newer
-    assert error_of(world.call(STAGING))["code"] == "approval_invalid"  # one approval, one run
-    assert world.deployments.done == [("staging", "v2.4.1")]
+    assert error_of(world.call(CANARY))["code"] == "approval_invalid"  # one approval, one run
+    assert world.deployments.done == [("canary", "v2.4.1")]
 
 
 # --------------------------------------------------------------------------- 3. property
 
 VERSIONS = ("v2.4.1", "v2.4.2", "v3.0.0")
-CHOICES = (*ENVIRONMENTS, "qa", None)
+CHOICES = (*HOST_GROUPS, "qa", None)
 
 
 class ConfirmationMachine(RuleBasedStateMachine):
@@ -681,12 +681,10 @@ class ConfirmationMachine(RuleBasedStateMachine):
         after = len(self.world.deployments.done)
         assert after - before == (1 if result["ok"] else 0)
 
-    @rule(environment=st.sampled_from(ENVIRONMENTS), version=st.sampled_from(VERSIONS))
-    def model_calls(self, environment: str, version: str) -> None:
+    @rule(group=st.sampled_from(HOST_GROUPS), version=st.sampled_from(VERSIONS))
+    def model_calls(self, group: str, version: str) -> None:
         before = len(self.world.deployments.done)
-        self._ran_at_most_once(
-            before, self.world.call({"environment": environment, "version": version})
-        )
+        self._ran_at_most_once(before, self.world.call({"group": group, "version": version}))
 
     @precondition(lambda self: bool(self.flow.requests))
     @rule(
@@ -707,7 +705,7 @@ class ConfirmationMachine(RuleBasedStateMachine):
         assert len(self.flow.audit) == audit + 1
 
     @precondition(lambda self: any(r.state == "asked" for r in self.flow.requests))
-    @rule(index=st.integers(0, 20), choice=st.sampled_from(ENVIRONMENTS))
+    @rule(index=st.integers(0, 20), choice=st.sampled_from(HOST_GROUPS))
     def user_accepts_an_open_question(self, index: int, choice: str) -> None:
         # the common, well-formed answer (user_answers covers every other one)
         waiting = [r for r in self.flow.requests if r.state == "asked"]
@@ -756,9 +754,9 @@ class ConfirmationMachine(RuleBasedStateMachine):
             request = self.flow.request(record.request_id)
             assert request.expires_at is not None and record.at <= request.expires_at
             args = request.approved_arguments or {}
-            approved.append((args["environment"], args["version"]))
+            approved.append((args["group"], args["version"]))
         assert self.world.deployments.done == approved
-        assert all(env != "production" for env, _ in approved)  # the formal gate holds
+        assert all(env != "all-hosts" for env, _ in approved)  # the formal gate holds
 
 
 TestConfirmationMachine = ConfirmationMachine.TestCase
@@ -783,7 +781,7 @@ def scripted(replies: list[str]) -> tuple[Callable[[str], str], list[str], list[
 
 @pytest.mark.parametrize(
     ("replies", "choice"),
-    [(["1", "a"], "staging"), (["2", "accept"], "production"), ([" 2 ", " A "], "production")],
+    [(["1", "a"], "canary"), (["2", "accept"], "all-hosts"), ([" 2 ", " A "], "all-hosts")],
 )
 def test_the_terminal_accepts_a_numbered_choice(replies: list[str], choice: str) -> None:
     flow, _, rid = asked_flow()
@@ -794,9 +792,9 @@ def test_the_terminal_accepts_a_numbered_choice(replies: list[str], choice: str)
         choice,
         "terminal",
     )
-    assert written[0] == "Where should v2.4.1 be deployed?"
+    assert written[0] == "Which hosts should run v2.4.1?"
     assert "  version: v2.4.1" in written
-    assert written[-2:] == ["  1) staging", "  2) production"]  # numbered, none marked
+    assert written[-2:] == ["  1) canary", "  2) all-hosts"]  # numbered, none marked
     assert prompts == ["choose a number: ", "accept, decline or cancel? [a/d/c]: "]
 
 
@@ -829,12 +827,14 @@ def test_bad_inputs_then_an_explicit_cancel() -> None:
     [("d", "declined"), ("Decline", "declined"), ("c", "cancelled"), ("a", "accepted")],
 )
 def test_a_question_without_candidates_asks_only_for_the_decision(reply: str, state: str) -> None:
-    flow, _, rid = asked_flow(Question("Deploy v2.4.1 to staging?", shown={"where": "staging"}))
+    flow, _, rid = asked_flow(
+        Question("Deploy v2.4.1 to the canary group?", shown={"where": "canary"})
+    )
     read, prompts, written = scripted([reply])
     answered = ask_in_terminal(flow, rid, read=read, write=written.append, attempts=1)
     assert answered.state == state
     assert prompts == ["accept, decline or cancel? [a/d/c]: "]
-    assert written == ["Deploy v2.4.1 to staging?", "  where: staging"]
+    assert written == ["Deploy v2.4.1 to the canary group?", "  where: canary"]
 
 
 def test_the_terminal_cannot_answer_a_question_twice() -> None:
@@ -857,12 +857,12 @@ def _no_defaults(schema: Any) -> bool:
 def test_elicitation_gives_a_flat_schema_with_the_candidates_and_no_default() -> None:
     flow, _, rid = asked_flow()
     form = elicitation_request(flow.request(rid))
-    assert form["message"].splitlines() == ["Where should v2.4.1 be deployed?", "version: v2.4.1"]
+    assert form["message"].splitlines() == ["Which hosts should run v2.4.1?", "version: v2.4.1"]
     schema = form["requestedSchema"]
     assert schema == {
         "type": "object",
-        "properties": {"environment": {"type": "string", "enum": list(ENVIRONMENTS)}},
-        "required": ["environment"],
+        "properties": {"group": {"type": "string", "enum": list(HOST_GROUPS)}},
+        "required": ["group"],
     }
     Draft202012Validator.check_schema(schema)
     assert all(
@@ -883,10 +883,10 @@ def test_elicitation_of_a_plain_yes_no_question_has_no_fields() -> None:
 @pytest.mark.parametrize(
     ("result", "state", "choice"),
     [
-        ({"action": "accept", "content": {"environment": "staging"}}, "accepted", "staging"),
-        ({"action": "accept", "content": {"environment": "production"}}, "accepted", "production"),
+        ({"action": "accept", "content": {"group": "canary"}}, "accepted", "canary"),
+        ({"action": "accept", "content": {"group": "all-hosts"}}, "accepted", "all-hosts"),
         ({"action": "decline"}, "declined", None),
-        ({"action": "decline", "content": {"environment": "staging"}}, "declined", None),
+        ({"action": "decline", "content": {"group": "canary"}}, "declined", None),
         ({"action": "cancel"}, "cancelled", None),
     ],
 )
@@ -907,12 +907,12 @@ def test_elicitation_results_map_one_to_one(
     "result",
     [
         {"action": "dismiss"},
-        {"action": "ACCEPT", "content": {"environment": "staging"}},
+        {"action": "ACCEPT", "content": {"group": "canary"}},
         {},
         {"action": None},
         {"action": "accept"},  # no content: no choice among the candidates
-        {"action": "accept", "content": {"environment": "qa"}},
-        {"action": "accept", "content": "staging"},
+        {"action": "accept", "content": {"group": "qa"}},
+        {"action": "accept", "content": "canary"},
     ],
 )
 def test_unknown_or_incomplete_elicitation_results_are_refused(result: dict[str, Any]) -> None:

@@ -37,6 +37,7 @@ from tutorial_lib.core.road import StepClock
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.examples.tasks import (
     BARE_INVALID,
+    STARTED_WORDS,
     TASK_SET_STATUS_SPEC,
     TASK_STATUSES,
     TaskStore,
@@ -96,7 +97,7 @@ def test_next_tool_is_part_of_the_envelope_schema() -> None:
         "not_found",
         "gone",
         field="path",
-        next_tool={"name": "search_files", "arguments": {"query": "session.ts"}},
+        next_tool={"name": "search_files", "arguments": {"query": "pricing.rb"}},
     )
     envelope = failure("read_lines", error)
     ENVELOPE.validate(envelope)
@@ -421,67 +422,77 @@ def test_next_step_vocabulary_covers_every_step_it_can_return() -> None:
 
 
 def store() -> TaskStore:
-    return TaskStore({"T-1": "todo", "T-2": "blocked"})
+    return TaskStore({"T-1": "backlog", "T-2": "on_hold"})
 
 
 def test_bare_style_says_nothing_but_the_word() -> None:
     tasks = store()
-    result = task_set_status({"task_id": "T-1", "status": "doing"}, store=tasks, style="bare")
+    result = task_set_status({"task_id": "T-1", "status": "started"}, store=tasks, style="bare")
     assert result == {"error": "INVALID_ARGUMENT"}
-    assert tasks.tasks["T-1"] == "todo" and tasks.writes == 0
+    assert tasks.tasks["T-1"] == "backlog" and tasks.writes == 0
 
 
 def test_rich_style_fills_every_field_from_the_real_call() -> None:
     tasks = store()
-    result = task_set_status({"task_id": "T-1", "status": "doing"}, store=tasks)
+    result = task_set_status({"task_id": "T-1", "status": "started"}, store=tasks)
     ENVELOPE.validate(result)
     error = result["error"]
     assert error == {
         "code": "invalid_status",
         "message": error["message"],
         "field": "status",
-        "received": "doing",
+        "received": "started",
         "allowed_values": list(TASK_STATUSES),
         "suggestion": error["suggestion"],
         "operation_state": "not_applied",
         "retry": "after_input_correction",
     }
     # The schema check words it before the store is read: it says what is certain.
-    assert "'doing'" in error["message"] and "no status was changed" in error["message"]
-    assert tasks.tasks["T-1"] == "todo" and tasks.writes == 0
+    assert "'started'" in error["message"] and "no status was changed" in error["message"]
+    assert tasks.tasks["T-1"] == "backlog" and tasks.writes == 0
     assert next_step(error) == "fix_input"
 
 
-@pytest.mark.parametrize("word", ["doing", "Started", "WIP", "in-progress", "in progress"])
-def test_suggestion_names_in_progress_only_for_words_meaning_started(word: str) -> None:
+def test_no_word_meaning_started_is_an_allowed_status() -> None:
+    assert TASK_STATUSES == ("backlog", "active", "on_hold", "shipped")
+    assert not STARTED_WORDS & set(TASK_STATUSES)
+
+
+@pytest.mark.parametrize(
+    "word", ["started", "Working", "WIP", "doing", "in-progress", "in progress", "Active"]
+)
+def test_suggestion_names_active_only_for_words_meaning_started(word: str) -> None:
     error = task_set_status({"task_id": "T-1", "status": word}, store=store())["error"]
-    assert "in_progress" in error["suggestion"] and "if" in error["suggestion"]
+    assert error["suggestion"] == (
+        "if work on the task has really begun, send status 'active';"
+        " if not, choose another allowed value"
+    )
     assert error["received"] == word
 
 
-@pytest.mark.parametrize("word", ["finished", "later", "closed", "", "TODO"])
+@pytest.mark.parametrize("word", ["finished", "later", "closed", "", "SHIPPED", "done", "todo"])
 def test_other_wrong_values_get_the_allowed_list_not_a_guess(word: str) -> None:
     error = task_set_status({"task_id": "T-1", "status": word}, store=store())["error"]
-    assert error["suggestion"] == "send one of: todo, in_progress, blocked, done"
+    assert error["suggestion"] == "send one of: backlog, active, on_hold, shipped"
 
 
 @pytest.mark.parametrize(
     ("args", "code", "field"),
     [
-        (["T-1", "done"], "invalid_type", None),
-        ("T-1 done", "invalid_type", None),
-        ({"status": "done"}, "missing_field", "task_id"),
+        (["T-1", "shipped"], "invalid_type", None),
+        ("T-1 shipped", "invalid_type", None),
+        ({"status": "shipped"}, "missing_field", "task_id"),
         ({"task_id": "T-1"}, "missing_field", "status"),
         ({}, "missing_field", "task_id"),
-        ({"task_id": "T-1", "status": "done", "note": "x"}, "unknown_field", "note"),
-        ({"task_id": 1, "status": "done"}, "invalid_type", "task_id"),
+        ({"task_id": "T-1", "status": "shipped", "note": "x"}, "unknown_field", "note"),
+        ({"task_id": 1, "status": "shipped"}, "invalid_type", "task_id"),
         ({"task_id": 1, "status": 3}, "invalid_type", "task_id"),
         ({"task_id": "T-1", "status": 3}, "invalid_type", "status"),
         ({"task_id": "T-1", "status": None}, "invalid_type", "status"),
-        ({"task_id": "T-1", "status": ["done"]}, "invalid_type", "status"),
-        ({"task_id": "", "status": "done"}, "invalid_value", "task_id"),
-        ({"task_id": "T-9", "status": "done"}, "not_found", "task_id"),
-        ({"task_id": "T-9", "status": "doing"}, "invalid_status", "status"),
+        ({"task_id": "T-1", "status": ["shipped"]}, "invalid_type", "status"),
+        ({"task_id": "", "status": "shipped"}, "invalid_value", "task_id"),
+        ({"task_id": "T-9", "status": "shipped"}, "not_found", "task_id"),
+        ({"task_id": "T-9", "status": "started"}, "invalid_status", "status"),
     ],
 )
 def test_other_failures_are_rich_too_and_change_nothing(
@@ -499,26 +510,26 @@ def test_other_failures_are_rich_too_and_change_nothing(
 def test_the_schema_check_words_types_and_the_object_itself() -> None:
     error = task_set_status({"task_id": "T-1", "status": 3}, store=store())["error"]
     assert (error["received"], error["expected"]) == (3, "string")
-    error = task_set_status(["T-1", "done"], store=store())["error"]
+    error = task_set_status(["T-1", "shipped"], store=store())["error"]
     assert error["message"] == "arguments must be a JSON object with task_id and status"
-    assert (error["received"], error["expected"]) == (["T-1", "done"], "object")
-    error = task_set_status({"task_id": "T-1", "status": "done", "note": "x"}, store=store())
+    assert (error["received"], error["expected"]) == (["T-1", "shipped"], "object")
+    error = task_set_status({"task_id": "T-1", "status": "shipped", "note": "x"}, store=store())
     assert error["error"]["allowed_values"] == ["task_id", "status"]
     assert error["error"]["received"] == "x"
 
 
 def test_success_and_idempotent_repeat() -> None:
     tasks = store()
-    first = task_set_status({"task_id": "T-1", "status": "in_progress"}, store=tasks)
-    again = task_set_status({"task_id": "T-1", "status": "in_progress"}, store=tasks)
+    first = task_set_status({"task_id": "T-1", "status": "active"}, store=tasks)
+    again = task_set_status({"task_id": "T-1", "status": "active"}, store=tasks)
     ENVELOPE.validate(first)
     assert first["data"] == {
         "task_id": "T-1",
-        "status": "in_progress",
-        "previous_status": "todo",
+        "status": "active",
+        "previous_status": "backlog",
         "changed": True,
     }
-    assert again["data"]["changed"] is False and tasks.tasks["T-1"] == "in_progress"
+    assert again["data"]["changed"] is False and tasks.tasks["T-1"] == "active"
 
 
 def test_a_lost_reply_is_reported_as_unknown_not_as_failed() -> None:
@@ -533,12 +544,12 @@ def test_a_lost_reply_is_reported_as_unknown_not_as_failed() -> None:
         confirm={"task_set_status": None},
         log=log,
     )
-    result = host.call("task_set_status", {"task_id": "T-2", "status": "done"})
+    result = host.call("task_set_status", {"task_id": "T-2", "status": "shipped"})
     ENVELOPE.validate(result)
     error = result["error"]
     assert error["code"] == "outcome_unknown" and error["operation_state"] == "unknown"
     assert error["retry"] == "after_status_check" and next_step(error) == "verify_state"
-    assert tasks.tasks["T-2"] == "done" and tasks.writes == 1  # it did happen
+    assert tasks.tasks["T-2"] == "shipped" and tasks.writes == 1  # it did happen
     assert (log[0].outcome, log[0].operation_state, log[0].station) == (
         "outcome_unknown",
         "unknown",
@@ -546,11 +557,11 @@ def test_a_lost_reply_is_reported_as_unknown_not_as_failed() -> None:
     )
     assert log[0].exception_class == "TimeoutError" and dict(log[0].details) == {}
     assert "TimeoutError" not in json.dumps(result)
-    assert task_set_status({"task_id": "T-1", "status": "done"}, store=tasks)["ok"]  # reply back
+    assert task_set_status({"task_id": "T-1", "status": "shipped"}, store=tasks)["ok"]  # reply back
     tasks.lose_next_reply = True
-    bare = task_set_status({"task_id": "T-1", "status": "todo"}, store=tasks, style="bare")
+    bare = task_set_status({"task_id": "T-1", "status": "backlog"}, store=tasks, style="bare")
     assert bare == {"error": "INTERNAL_ERROR"}
-    assert tasks.tasks["T-1"] == "todo"  # the bare style hides that the write happened
+    assert tasks.tasks["T-1"] == "backlog"  # the bare style hides that the write happened
 
 
 def test_specs_and_the_bare_twin() -> None:

@@ -13,7 +13,7 @@
 3. **Confirmation by class**: every write, delete and send tool of the course ends
    ``confirmation_required`` under a default host, asked with the tool's own preview (or
    the plain question), with nothing executed anywhere and ``error.confirmation.request_id``
-   naming a real request; after the user accepts, it runs once. A production deploy is
+   naming a real request; after the user accepts, it runs once. A rollout to all hosts is
    refused outright (formal approval), even when chosen in a question.
 4. **The answerer**: accept runs once, decline and cancel run nothing, a chosen target is
    filled in; what runs is what was approved, whatever the caller changes afterwards.
@@ -75,13 +75,13 @@ from tutorial_lib.core.road import (
 )
 from tutorial_lib.core.tools import LOCAL_WRITE, READ_ONLY_LOCAL, Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import (
+    DOUBLE_ROUNDING_COMMENT_ID,
     INJECTED_COMMENT_ID,
-    SESSION_RACE_COMMENT_ID,
     GitHubStore,
     build_store,
 )
 from tutorial_lib.emulator.service import InProcessHandle, serve_in_process
-from tutorial_lib.examples.deploy import ENVIRONMENTS, Deployments, deploy_spec
+from tutorial_lib.examples.deploy import HOST_GROUPS, Deployments, deploy_spec
 from tutorial_lib.examples.outbound import OutboundGateway, OutboundRequest, http_send_spec
 from tutorial_lib.examples.tasks import TaskStore, task_set_status_spec
 from tutorial_lib.github.client import GitHubClient
@@ -567,7 +567,7 @@ def world() -> Iterator[World]:
         pending = PendingActions()
         pending.add("A-7", "delete branch feature/login")
         gateway, deployments = OutboundGateway(), Deployments()
-        tasks = TaskStore({"T-1": "todo"})
+        tasks = TaskStore({"T-1": "backlog"})
         registry = Registry(
             [
                 *github_tool_specs(GitHubToolContext(client, CursorCodec(b"k" * 32))),
@@ -618,7 +618,7 @@ def test_undeclared_lists_what_the_map_leaves_out_and_those_calls_are_refused(
 
 
 def test_a_registry_with_a_tool_that_is_not_read_only_needs_guards() -> None:
-    tasks = TaskStore({"T-1": "todo"})
+    tasks = TaskStore({"T-1": "backlog"})
     registry = Registry([task_set_status_spec(tasks)])
     with pytest.raises(ValueError, match="task_set_status") as caught:
         Host(registry)
@@ -626,7 +626,7 @@ def test_a_registry_with_a_tool_that_is_not_read_only_needs_guards() -> None:
     # said out loud, it builds: no station at all, and the write simply runs
     bare = Host(registry, unguarded=True)
     assert bare.stations == () and bare.undeclared == ()
-    assert bare.call("task_set_status", {"task_id": "T-1", "status": "done"})["ok"] is True
+    assert bare.call("task_set_status", {"task_id": "T-1", "status": "shipped"})["ok"] is True
     assert tasks.writes == 1
     # a registry of reads only needs nothing
     assert Host(Registry([read_lines_tool("/nonexistent")])).stations == ()
@@ -666,15 +666,15 @@ CONFIRMED_CALLS: dict[str, dict[str, Any]] = {
     "github_pr_edit_comment": {
         "repository": REPO,
         "pr": PR,
-        "comment_id": SESSION_RACE_COMMENT_ID,
+        "comment_id": DOUBLE_ROUNDING_COMMENT_ID,
         "kind": "review",
-        "body": "Resolved: not a race.",
+        "body": "Resolved: rounded once.",
     },
     "settings_update": {"key": "review.auto_merge", "value": True},
     "pending_action_approve": {"action_id": "A-7"},
     "http_send": {"method": "POST", "url": f"https://{HOOK}/review", "body": "done"},
-    "deploy_release": {"environment": "staging", "version": "v2.4.1"},
-    "task_set_status": {"task_id": "T-1", "status": "done"},
+    "deploy_release": {"group": "canary", "version": "v2.4.1"},
+    "task_set_status": {"task_id": "T-1", "status": "shipped"},
 }
 
 
@@ -694,8 +694,8 @@ def _effect_of(name: str, world: World) -> bool:
     if name == "github_pr_delete_comment":
         return world.store.review_comment(REPO, INJECTED_COMMENT_ID) is None
     if name == "github_pr_edit_comment":
-        comment = world.store.review_comment(REPO, SESSION_RACE_COMMENT_ID)
-        return comment is not None and comment.body == "Resolved: not a race."
+        comment = world.store.review_comment(REPO, DOUBLE_ROUNDING_COMMENT_ID)
+        return comment is not None and comment.body == "Resolved: rounded once."
     if name == "settings_update":
         return world.settings.changes == [("review.auto_merge", False, True)]
     if name == "pending_action_approve":
@@ -703,9 +703,9 @@ def _effect_of(name: str, world: World) -> bool:
     if name == "http_send":
         return world.gateway.requests == [OutboundRequest("POST", f"https://{HOOK}/review", "done")]
     if name == "deploy_release":
-        return world.deployments.done == [("staging", "v2.4.1")]
+        return world.deployments.done == [("canary", "v2.4.1")]
     assert name == "task_set_status"
-    return world.tasks.tasks["T-1"] == "done" and world.tasks.writes == 1
+    return world.tasks.tasks["T-1"] == "shipped" and world.tasks.writes == 1
 
 
 def test_the_cases_cover_every_tool_declared_write_delete_or_send(world: World) -> None:
@@ -802,19 +802,19 @@ def test_approved_in_advance_runs_directly_and_an_override_asks_its_own_question
     host = course_host(world, confirm={"deploy_release": None, "task_set_status": own})
     assert host.call("deploy_release", CONFIRMED_CALLS["deploy_release"])["ok"] is True
     result = host.call("task_set_status", CONFIRMED_CALLS["task_set_status"])
-    assert result["error"]["confirmation"]["question"] == "Set T-1 to done?"
+    assert result["error"]["confirmation"]["question"] == "Set T-1 to shipped?"
     assert asked == ["task_set_status"] and world.tasks.writes == 0
 
 
-PRODUCTION = {"environment": "production", "version": "v2.4.1"}
+ALL_HOSTS = {"group": "all-hosts", "version": "v2.4.1"}
 
 
-def test_a_production_deploy_is_refused_for_formal_approval_under_a_default_host(
+def test_a_rollout_to_all_hosts_is_refused_for_formal_approval_under_a_default_host(
     world: World,
 ) -> None:
-    host = course_host(world)  # deploy_release's own preview says production is formal
+    host = course_host(world)  # deploy_release's own preview says all hosts is formal
     for attempt in (1, 2):
-        result = host.call("deploy_release", PRODUCTION)
+        result = host.call("deploy_release", ALL_HOSTS)
         ENVELOPE.validate(result)
         error = result["error"]
         assert (error["code"], error["operation_state"]) == (
@@ -822,7 +822,7 @@ def test_a_production_deploy_is_refused_for_formal_approval_under_a_default_host
             "not_applied",
         )
         assert "confirmation" not in error  # nothing the user could click
-        assert "a change request approved on the release board" in error["message"]
+        assert "a rollout plan signed off by the on-call lead" in error["message"]
         assert host.flow.requests == ()
         assert [r.event for r in host.flow.audit] == ["refused_formal"] * attempt
     assert world.deployments.done == []
@@ -955,42 +955,42 @@ def test_a_chosen_target_is_filled_in_before_the_call_runs() -> None:
 
 def test_approval_in_advance_never_skips_a_formal_gate(world: World) -> None:
     """``confirm={tool: None}`` (approved in advance) skips the question, not the formal
-    approval the tool's own preview requires: a production deploy is still refused."""
+    approval the tool's own preview requires: a rollout to all hosts is still refused."""
     host = course_host(world, confirm={"deploy_release": None})
-    staging = host.call("deploy_release", {"environment": "staging", "version": "v9.9.9"})
-    assert staging["ok"] is True
-    production = host.call("deploy_release", {"environment": "production", "version": "v9.9.9"})
-    assert production["ok"] is False
-    assert production["error"]["code"] == "confirmation_required"
-    assert "formal approval" in production["error"]["message"]
+    canary = host.call("deploy_release", {"group": "canary", "version": "v9.9.9"})
+    assert canary["ok"] is True
+    everywhere = host.call("deploy_release", {"group": "all-hosts", "version": "v9.9.9"})
+    assert everywhere["ok"] is False
+    assert everywhere["error"]["code"] == "confirmation_required"
+    assert "formal approval" in everywhere["error"]["message"]
     assert host.flow.audit[-1].event == "refused_formal"
 
 
-def test_choosing_production_in_a_question_still_meets_the_formal_gate(world: World) -> None:
-    staging = {"environment": "staging", "version": "v2.4.1"}  # the model's guess
+def test_choosing_all_hosts_in_a_question_still_meets_the_formal_gate(world: World) -> None:
+    canary = {"group": "canary", "version": "v2.4.1"}  # the model's guess
     host = course_host(
         world,
-        confirm={"deploy_release": choose_target("environment", ENVIRONMENTS)},
-        answerer=lambda flow, rid: flow.answer(rid, "accept", choice="production"),
+        confirm={"deploy_release": choose_target("group", HOST_GROUPS)},
+        answerer=lambda flow, rid: flow.answer(rid, "accept", choice="all-hosts"),
     )
-    result = host.call("deploy_release", staging)
+    result = host.call("deploy_release", canary)
     assert result["error"]["code"] == "confirmation_required"
-    assert "a change request approved on the release board" in result["error"]["message"]
+    assert "a rollout plan signed off by the on-call lead" in result["error"]["message"]
     assert world.deployments.done == []  # accepted in a chat, refused all the same
     (request,) = host.flow.requests
     assert request.state == "accepted"  # the approval is not used
-    assert dict(request.approved_arguments or {}) == PRODUCTION
+    assert dict(request.approved_arguments or {}) == ALL_HOSTS
     assert host.flow.audit[-1].event == "refused_formal"
 
 
 def test_an_answerer_that_accepts_without_choosing_is_a_front_end_error(world: World) -> None:
     host = course_host(
         world,
-        confirm={"deploy_release": choose_target("environment", ENVIRONMENTS)},
+        confirm={"deploy_release": choose_target("group", HOST_GROUPS)},
         answerer=lambda flow, rid: flow.answer(rid, "accept"),
     )
     with pytest.raises(ConfirmationError, match="choose one of"):
-        host.call("deploy_release", {"environment": "staging", "version": "v2.4.1"})
+        host.call("deploy_release", {"group": "canary", "version": "v2.4.1"})
     assert world.deployments.done == []
 
 

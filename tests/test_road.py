@@ -62,7 +62,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture()
 def registry(root: Path) -> Registry:
-    return Registry([read_lines_tool(root), task_set_status_spec(TaskStore({"T-1": "todo"}))])
+    return Registry([read_lines_tool(root), task_set_status_spec(TaskStore({"T-1": "backlog"}))])
 
 
 # A schema with one required integer, for the tools written below.
@@ -534,15 +534,15 @@ def test_the_log_record_names_the_station_where_the_call_ended(
     registry: Registry, root: Path
 ) -> None:
     def refuse(call: PendingCall) -> None:
-        if call.arguments.get("status") == "blocked":
-            raise ContractError("permission_denied", "not yours to block")
+        if call.arguments.get("status") == "on_hold":
+            raise ContractError("permission_denied", "not yours to put on hold")
 
     stations = [Station("owner", "authorization", refuse)]
     calls = [
         ("read_line", ARGS),
         ("read_lines", {**ARGS, "start": "1"}),
         ("read_lines", {**ARGS, "path": "nope.txt"}),
-        ("task_set_status", {"task_id": "T-1", "status": "blocked"}),
+        ("task_set_status", {"task_id": "T-1", "status": "on_hold"}),
         ("read_lines", ARGS),
     ]
     host = road(registry, stations=stations)
@@ -556,17 +556,17 @@ def test_the_log_record_names_the_station_where_the_call_ended(
         ("permission_denied", "authorization"),
         ("ok", "execution"),
     ]
-    blocked = {"task_id": "T-1", "status": "blocked"}
+    on_hold = {"task_id": "T-1", "status": "on_hold"}
     log.clear()
     road(registry, log=log, stations=[Station("resolved", "resolution", refuse)]).call(
-        "task_set_status", blocked
+        "task_set_status", on_hold
     )
     road(registry, log=log, stations=[Station("confirm", "confirmation", refuse)]).call(
-        "task_set_status", blocked
+        "task_set_status", on_hold
     )
-    store = TaskStore({"T-1": "todo"}, lose_next_reply=True)
+    store = TaskStore({"T-1": "backlog"}, lose_next_reply=True)
     road(Registry([task_set_status_spec(store)]), log=log).call(
-        "task_set_status", {"task_id": "T-1", "status": "done"}
+        "task_set_status", {"task_id": "T-1", "status": "shipped"}
     )
     assert [(r.outcome, r.operation_state, r.station) for r in log] == [
         ("permission_denied", "not_applied", "resolution"),
@@ -611,7 +611,7 @@ def test_log_records_are_deterministic_with_a_step_clock(registry: Registry) -> 
         host = road(registry, clock=StepClock(step_ms=2.5))
         host.call("read_lines", ARGS)
         host.call("read_lines", {**ARGS, "start": 0})
-        host.call("task_set_status", {"task_id": "T-1", "status": "done"})
+        host.call("task_set_status", {"task_id": "T-1", "status": "shipped"})
         return [r.to_dict() for r in host.log]
 
     first = run()
@@ -876,7 +876,7 @@ def test_a_success_says_where_its_data_came_from_and_a_failure_says_nothing(
     read = road(registry).call("read_lines", {"path": "notes.txt", "start": 1, "count": 1})
     assert read["source"] == {"system": "workspace", "resource": "notes.txt"}  # type: ignore[typeddict-item]
     assert list(read) == ["schema_version", "ok", "tool", "source", "data"]
-    task = road(registry).call("task_set_status", {"task_id": "T-1", "status": "done"})
+    task = road(registry).call("task_set_status", {"task_id": "T-1", "status": "shipped"})
     assert task["source"] == {"system": "task_tracker", "resource": "tasks/T-1"}  # type: ignore[typeddict-item]
     failed = road(registry).call("read_lines", {"path": "missing.txt", "start": 1, "count": 1})
     assert failed["ok"] is False and "source" not in failed

@@ -315,9 +315,64 @@ def test_status_table_catches_a_message_without_the_current_status():
 
     def status_error(task_id, current, received):
         error = reference_status_error(task_id, current, received)
-        return error | {"message": f"{received!r} is not one of todo, in_progress, blocked, done"}
+        return error | {"message": f"{received!r} is not one of backlog, active, on_hold, shipped"}
 
     assert failed_names(status_error, STATUS_ERROR_CASES) == {"消息写出任务当前的状态"}
+
+
+def test_a_failing_status_case_names_the_key_that_is_wrong_and_what_came_back():
+    from tutorial_lib.course.cases.error_cases import STATUS_ERROR_CASES, reference_status_error
+    from tutorial_lib.examples.tasks import STARTED_WORDS
+
+    def answer(**changes):
+        def status_error(task_id, current, received):
+            error = reference_status_error(task_id, current, received) | changes
+            return {key: value for key, value in error.items() if value is not None}
+
+        return str(run_cases(status_error, STATUS_ERROR_CASES))
+
+    # a fixed key: the first cross is the case that checks every fixed key, the whole input shown
+    report = answer(retry="never")
+    first = report.split("  ✗ ")[1]
+    assert first.startswith("看不出意图的值")
+    assert "调用：status_error('T-7', 'backlog', 'banana')" in first
+    assert "在 ['retry'] 处：期望 'after_input_correction'，实际 'never'" in first
+    # free wording: the key, its rule and the learner's own words
+    report = answer(suggestion="send a valid status")
+    assert (
+        "在 ['suggestion'] 处：期望 <有条件的建议：含 if 和 active>，实际 'send a valid status'"
+        in report
+    )
+    assert (
+        "在 ['suggestion'] 处：期望 <列出全部允许值：backlog, active, on_hold, shipped>" in report
+    )
+    report = answer(message="that status is not allowed")
+    assert (
+        "在 ['message'] 处：期望 <一句写出当前状态 'backlog' 的话>，"
+        "实际 'that status is not allowed'" in report
+    )
+    assert "在 [\"message（current='on_hold'）\"] 处" in report
+    assert (
+        "status_error('T-9', 'on_hold', 'banana') 和 status_error('T-9', 'shipped', 'banana')"
+        in report
+    )
+    assert "在 ['message'] 处：缺少这个键" in answer(message=None)
+    assert "message_names_current" not in report  # no key the learner's object does not have
+    # any wording that follows the rules passes; a value that is not an error object says so
+
+    def own_words(task_id, current, received):
+        started = str(received).lower() in STARTED_WORDS
+        return reference_status_error(task_id, current, received) | {
+            "message": f"cannot use {received!r}: {task_id} stays {current}",
+            "suggestion": (
+                "If work has really started, send active."
+                if started
+                else "allowed: backlog / active / on_hold / shipped"
+            ),
+        }
+
+    assert run_cases(own_words, STATUS_ERROR_CASES).all_passed
+    assert "实际是 str" in str(run_cases(lambda t, c, r: "invalid", STATUS_ERROR_CASES))
 
 
 def test_fixed_tools_table_refuses_three_good_tools_of_another_domain():

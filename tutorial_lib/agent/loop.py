@@ -229,7 +229,7 @@ class ReadWholeFile:
 @dataclass(frozen=True)
 class SetTaskStatus:
     """Goal: set task ``task_id`` to ``status``, the value the model *means* (in the
-    tool's vocabulary, e.g. ``in_progress``); :func:`guess_enum` makes it say it otherwise."""
+    tool's vocabulary, e.g. ``active``); :func:`guess_enum` makes it say it otherwise."""
 
     task_id: str
     status: str
@@ -358,12 +358,13 @@ def integers_as_strings() -> Mistake:
 
 
 def guess_enum(
-    word: str = "doing",
-    guesses: tuple[str, ...] = ("in-progress", "started", "active", "wip", "working"),
+    word: str = "started",
+    guesses: tuple[str, ...] = ("in-progress", "working", "wip", "doing", "underway"),
 ) -> Mistake:
     """Says the status in its own words (``word``) instead of the tool's allowed value.
 
     After a bare error it tries other everyday words for the same meaning (``guesses``).
+    The defaults are words for "work has started", none of them chapter 03's ``active``.
     """
 
     def distort(tool: str, name: str, value: Any) -> Any:

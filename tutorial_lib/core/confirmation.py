@@ -28,8 +28,8 @@ cancel), one to one.
 (after authorization); the host (:class:`tutorial_lib.core.host.Host`) builds it, with a
 policy by action class: every write, delete or send asks, with the tool's own ``preview``
 or :func:`plain_question`. A call the policy lets through (approved in advance for the
-task) runs directly; a call whose environment needs *formal* approval (a production
-deploy) is refused outright: no click is enough there. A ``confirmation_required`` error
+task) runs directly; a call whose target needs *formal* approval (a rollout to every
+host) is refused outright: no click is enough there. A ``confirmation_required`` error
 carries ``error.confirmation`` (request id, question, options) for the front end.
 """
 
@@ -134,8 +134,8 @@ class Question:
       comment to be posted), the impact (who sees it, whether it can be undone);
     - ``choose`` and ``candidates``: for an undecided target, the argument the user
       chooses and its candidates (the front end selects none of them);
-    - ``formal``: when set, the environment needs formal approval (e.g. a change request
-      for a production deploy): the call is refused and no question is asked.
+    - ``formal``: when set, the target needs formal approval (e.g. a signed-off rollout
+      plan for a release to every host): the call is refused and no question is asked.
     """
 
     text: str

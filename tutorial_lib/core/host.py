@@ -266,7 +266,7 @@ class Host:
             if policy is not None:
                 return policy(call)
             # approved in advance for this task, but never past a formal approval the
-            # tool's own preview requires (a production deploy): no setting skips that
+            # tool's own preview requires (a rollout to every host): no setting skips that
             own = self._preview(call)
             return own if own is not None and own.formal is not None else None
         if self.action_class(name) not in CONFIRMED_CLASSES:

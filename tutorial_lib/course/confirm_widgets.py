@@ -36,7 +36,7 @@ __all__ = ["ConfirmationWidget", "describe_envelope"]
 
 _LABELS: Mapping[Decision, str] = {"accept": "批准", "decline": "拒绝", "cancel": "取消"}
 #: The fields a status line shows of a success, when the data has them.
-_BRIEF = ("status", "comment_id", "repository", "environment", "version", "deploy")
+_BRIEF = ("status", "comment_id", "repository", "group", "version", "deploy")
 
 
 def describe_envelope(envelope: Mapping[str, Any]) -> str:

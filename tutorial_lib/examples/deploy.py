@@ -1,10 +1,12 @@
 """A small deploy tool for chapter 07: one target the user must choose, one that needs more.
 
-``deploy_release`` deploys a version of the shop to ``staging`` or ``production``. Which
-environment is the user's decision (the chapter's confirmation policy asks it, with no
-candidate preselected), and a production deploy needs *formal* approval (a change
-request) that no confirmation in a chat session replaces. :class:`Deployments` records
-what was deployed where: the observable effect a test asserts on.
+``deploy_release`` rolls a version of the shop out to one of two host groups: ``canary``
+(a few hosts that take every release first, while the rest keep the current one) or
+``all-hosts`` (every host at once). Which group is the user's decision (the chapter's
+confirmation policy asks it, with no candidate preselected), and a rollout to all hosts
+needs *formal* approval (a rollout plan signed off by the on-call lead) that no
+confirmation in a chat session replaces. :class:`Deployments` records what was rolled out
+where: the observable effect a test asserts on.
 """
 
 from __future__ import annotations
@@ -17,21 +19,24 @@ from tutorial_lib.core.confirmation import Question
 from tutorial_lib.core.contracts import Source
 from tutorial_lib.core.tools import Annotations, ToolSpec
 
-__all__ = ["DEPLOY_SPEC", "ENVIRONMENTS", "Deployments", "deploy_spec"]
+__all__ = ["DEPLOY_SPEC", "HOST_GROUPS", "Deployments", "deploy_spec"]
 
-#: The environments of the shop, in the order a question lists them.
-ENVIRONMENTS: tuple[str, ...] = ("staging", "production")
+#: The shop's host groups, in the order a question lists them.
+HOST_GROUPS: tuple[str, ...] = ("canary", "all-hosts")
+
+#: How a question names each group.
+_GROUP_NAMES = {"canary": "the canary group", "all-hosts": "all hosts"}
 
 
 @dataclass
 class Deployments:
-    """What was deployed where, in order: ``(environment, version)`` pairs."""
+    """What was rolled out where, in order: ``(group, version)`` pairs."""
 
     done: list[tuple[str, str]] = field(default_factory=list)
 
-    def deploy(self, environment: str, version: str) -> int:
-        """Record a deploy; return its number (1 for the first)."""
-        self.done.append((environment, version))
+    def deploy(self, group: str, version: str) -> int:
+        """Record a rollout; return its number (1 for the first)."""
+        self.done.append((group, version))
         return len(self.done)
 
 
@@ -39,10 +44,11 @@ DEPLOY_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "properties": {
-        "environment": {
+        "group": {
             "type": "string",
-            "enum": list(ENVIRONMENTS),
-            "description": "Where to deploy: 'staging' or 'production'.",
+            "enum": list(HOST_GROUPS),
+            "description": "Which hosts get the release: 'canary' (a few hosts first) or"
+            " 'all-hosts' (every host).",
         },
         "version": {
             "type": "string",
@@ -50,42 +56,42 @@ DEPLOY_SCHEMA: dict[str, Any] = {
             "description": "The release tag, e.g. 'v2.4.1'.",
         },
     },
-    "required": ["environment", "version"],
+    "required": ["group", "version"],
     "additionalProperties": False,
 }
 
 
 def _deploy(context: Deployments, args: Mapping[str, Any], checked: None) -> dict[str, Any]:
-    number = context.deploy(args["environment"], args["version"])
-    return {"environment": args["environment"], "version": args["version"], "deploy": number}
+    number = context.deploy(args["group"], args["version"])
+    return {"group": args["group"], "version": args["version"], "deploy": number}
 
 
 def _preview(context: Deployments, args: Mapping[str, Any]) -> Question:
-    """Production needs a change request approved on the release board (formal approval:
-    no click in a chat replaces it); any other environment asks, showing what changes."""
-    environment, version = args["environment"], args["version"]
-    if environment == "production":
+    """All hosts need a rollout plan signed off by the on-call lead (formal approval: no
+    click in a chat replaces it); the canary group asks, showing what changes."""
+    group, version = args["group"], args["version"]
+    if group == "all-hosts":
         return Question(
-            text=f"Deploy {version} to production?",
-            formal="a change request approved on the release board",
+            text=f"Deploy {version} to all hosts?",
+            formal="a rollout plan signed off by the on-call lead",
         )
     return Question(
-        text=f"Deploy {version} to {environment}?",
-        shown={"impact": f"everyone using {environment} runs {version} from now on"},
+        text=f"Deploy {version} to {_GROUP_NAMES[group]}?",
+        shown={"impact": f"the canary hosts run {version} from now on; the others keep theirs"},
     )
 
 
 def _source(context: Any, args: Mapping[str, Any], data: dict[str, Any]) -> Source:
-    return {"system": "deploy", "resource": args["environment"]}
+    return {"system": "deploy", "resource": args["group"]}
 
 
 #: deploy_release, declared once.
 DEPLOY_SPEC = ToolSpec(
     name="deploy_release",
-    title="Deploy a release of the shop",
-    description="Deploy release 'version' of the shop to one environment ('staging' or"
-    " 'production'). Changes what users of that environment run. Example:"
-    ' {"environment": "staging", "version": "v2.4.1"}',
+    title="Roll a release of the shop out to a host group",
+    description="Roll release 'version' of the shop out to one host group: 'canary' (a few"
+    " hosts that take a release first) or 'all-hosts' (every host). Changes what those hosts"
+    ' run. Example: {"group": "canary", "version": "v2.4.1"}',
     input_schema=DEPLOY_SCHEMA,
     annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
     execute=_deploy,

@@ -1,8 +1,8 @@
 """Chapter 03's teaching example: one tiny task tool, two error styles.
 
 ``task_set_status`` sets the status of a task in an in-memory :class:`TaskStore`. Its
-arguments are ``task_id`` (a string such as ``"T-1"``) and ``status``, one of ``todo``,
-``in_progress``, ``blocked``, ``done``. It is declared once, :data:`TASK_SET_STATUS_SPEC`,
+arguments are ``task_id`` (a string such as ``"T-1"``) and ``status``, one of ``backlog``,
+``active``, ``on_hold``, ``shipped``. It is declared once, :data:`TASK_SET_STATUS_SPEC`,
 and travels the road like every tool:
 
     find the tool -> schema check (TASK_SET_STATUS_SCHEMA, status worded by
@@ -19,7 +19,7 @@ Its failures come in two styles (``error_style`` of the spec):
   one filled in from what really happened in this call.
 
 The suggestion is conditional on purpose: only a received value that means "work has
-started" (``doing``, ``started``, ``wip``...) earns the hint ``in_progress``, and even then
+started" (``started``, ``working``, ``wip``...) earns the hint ``active``, and even then
 only with its condition stated; any other wrong value gets the list of allowed values,
 because guessing the caller's intent from ``"finished"`` or ``"later"`` would be a guess.
 
@@ -58,11 +58,22 @@ __all__ = [
 TOOL_NAME = "task_set_status"
 
 #: The statuses a task may have, in the tool's own vocabulary.
-TASK_STATUSES: tuple[str, ...] = ("todo", "in_progress", "blocked", "done")
+TASK_STATUSES: tuple[str, ...] = ("backlog", "active", "on_hold", "shipped")
 
 #: Words (after lower-casing, with '-' and ' ' read as '_') that mean "work has started".
+#: None of them is an allowed status: each is a way of saying ``active`` otherwise.
 STARTED_WORDS = frozenset(
-    {"doing", "started", "start", "wip", "in_work", "inprogress", "active", "working", "ongoing"}
+    {
+        "started",
+        "start",
+        "working",
+        "wip",
+        "doing",
+        "in_progress",
+        "inprogress",
+        "underway",
+        "ongoing",
+    }
 )
 
 #: What every bare failure says about a bad argument.
@@ -80,7 +91,10 @@ TASK_SET_STATUS_SCHEMA: dict[str, Any] = {
         "status": {
             "type": "string",
             "enum": list(TASK_STATUSES),
-            "description": "The new status: todo, in_progress (work has started), blocked, done.",
+            "description": (
+                "The new status: backlog (not started), active (work has started),"
+                " on_hold (paused, waiting on someone) or shipped (finished and delivered)."
+            ),
         },
     },
     "required": ["task_id", "status"],
@@ -132,9 +146,9 @@ def status_value_error(name: str, value: Any, error: ValidationError) -> Contrac
 
 def _invalid_status(status: str) -> ContractError:
     normalized = status.strip().lower().replace("-", "_").replace(" ", "_")
-    if normalized in STARTED_WORDS or normalized == "in_progress":
+    if normalized in STARTED_WORDS or normalized == "active":
         suggestion = (
-            "if work on the task has really begun, send status 'in_progress';"
+            "if work on the task has really begun, send status 'active';"
             " if not, choose another allowed value"
         )
     else:
@@ -201,8 +215,9 @@ TASK_SET_STATUS_SPEC = ToolSpec(
     description=(
         "Set the status of one existing task in the task tracker. Writes: changes the"
         " task's status field only; setting the current status again changes nothing."
-        " status is one of todo, in_progress (work has started), blocked, done."
-        ' Example: {"task_id": "T-1", "status": "in_progress"}.'
+        " status is one of backlog (not started), active (work has started), on_hold"
+        " (paused, waiting on someone), shipped (finished and delivered)."
+        ' Example: {"task_id": "T-1", "status": "active"}.'
     ),
     input_schema=TASK_SET_STATUS_SCHEMA,
     annotations=LOCAL_WRITE,

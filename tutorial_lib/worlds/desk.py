@@ -14,8 +14,9 @@ host's rule by action class), with the tool's own preview; the chapter's two ove
 - :func:`post_policy`: every comment post asks the user, who chooses the repository
   (both have a PR 128: the target is undecided) and sees the comment as a diff, where it
   goes and its impact;
-- :func:`deploy_policy`: a staging deploy is approved in advance by the team (runs
-  directly); production needs a change request: no click here replaces it.
+- :func:`deploy_policy`: a canary rollout is approved in advance by the team (runs
+  directly); all hosts need a rollout plan signed off by the on-call lead: no click here
+  replaces it.
 
 A merge asks with ``github_pr_merge``'s own preview (what changes, who it affects).
 
@@ -133,10 +134,10 @@ def post_policy(call: PendingCall) -> Question | None:
 
 
 def deploy_policy(call: PendingCall) -> Question | None:
-    """The team's rule for this task: a staging deploy is approved in advance (runs
-    directly); any other environment gets the tool's own question (production: formal
+    """The team's rule for this task: a canary rollout is approved in advance (runs
+    directly); any other host group gets the tool's own question (all hosts: formal
     approval only, see :mod:`tutorial_lib.examples.deploy`)."""
-    if call.arguments["environment"] == "staging":
+    if call.arguments["group"] == "canary":
         return None
     preview = call.tool.preview
     return None if preview is None else preview(call.tool.context, call.arguments)

@@ -24,7 +24,7 @@ checks run, not SHA-256). The points the table makes:
 
 - an approval is bound to one session, one tool (its exact name: a tool name is
   case-sensitive) and the digest of the exact arguments:
-  one changed character, a dropped ``sha`` or another environment is another call;
+  one changed character, a dropped ``sha`` or another host group is another call;
 - the order of keys is not part of the arguments (the digest sorts them);
 - an argument the model adds itself (``confirm: true``) changes the arguments, so the
   approval no longer fits: only the user's answer approves, never a flag in the call (on
@@ -45,8 +45,8 @@ every rule the task text states, the visible case that fails an answer breaking 
 and what the hidden cases vary for it.
 
 The calls use three real GitHub tools of the course and one example tool of this
-chapter, ``deploy_release`` (``service``, ``version``, ``environment``): the undecided
-target whose environment the user chooses.
+chapter, ``deploy_release`` (``service``, ``version``, ``group``): the undecided target
+whose host group (``canary`` or ``all-hosts``) the user chooses.
 """
 
 from __future__ import annotations
@@ -161,8 +161,8 @@ def _merge(**more: Any) -> dict[str, Any]:
     return _sorted({"repository": _REPO, "pr": 128, "merge_method": "squash", "sha": _SHA, **more})
 
 
-def _deploy(environment: str = "staging") -> dict[str, Any]:
-    return _sorted({"service": "shop", "version": "2.4.1", "environment": environment})
+def _deploy(group: str = "canary") -> dict[str, Any]:
+    return _sorted({"service": "shop", "version": "2.4.1", "group": group})
 
 
 def _approval(
@@ -245,11 +245,11 @@ APPROVAL_CASES: tuple[Case, ...] = (
         "键的顺序不是参数的一部分，同样的参数就是同样的摘要。",
     ),
     _case(
-        "放行：用户选定的环境已填入",
-        _approval(_DEPLOY_TOOL, _deploy("staging")),
-        _call(_DEPLOY_TOOL, _deploy("staging")),
+        "放行：用户选定的服务器组已填入",
+        _approval(_DEPLOY_TOOL, _deploy("canary")),
+        _call(_DEPLOY_TOOL, _deploy("canary")),
         _ALLOWED,
-        "批准绑定的是填入用户选择之后的参数：调用里的 environment 正是用户选的 staging。",
+        "批准绑定的是填入用户选择之后的参数：调用里的 group 正是用户选的 canary。",
     ),
     # -- other_session
     _case(
@@ -342,11 +342,11 @@ APPROVAL_CASES: tuple[Case, ...] = (
         "它也是参数的一部分，加上它摘要就变了，批准不适用。别把它去掉再比，也别把它当批准。",
     ),
     _case(
-        "other_arguments：换成了 production",
-        _approval(_DEPLOY_TOOL, _deploy("staging")),
-        _call(_DEPLOY_TOOL, _deploy("production")),
+        "other_arguments：换成了 all-hosts",
+        _approval(_DEPLOY_TOOL, _deploy("canary")),
+        _call(_DEPLOY_TOOL, _deploy("all-hosts")),
         _refused("other_arguments"),
-        "规则 other_arguments：用户选的是 staging；production 是另一组参数，要另问一次。",
+        "规则 other_arguments：用户选的是 canary；all-hosts 是另一组参数，要另问一次。",
     ),
     _case(
         "other_arguments：去掉了 sha",
@@ -556,8 +556,8 @@ def _hidden_bases() -> tuple[tuple[str, dict[str, Any]], ...]:
         (_MERGE_TOOL, _merge()),
         (_MERGE_TOOL, _merge(merge_method="rebase")),
         (_DELETE_TOOL, dict(_DELETE_ARGUMENTS)),
-        (_DEPLOY_TOOL, _deploy("staging")),
-        (_DEPLOY_TOOL, _deploy("production")),
+        (_DEPLOY_TOOL, _deploy("canary")),
+        (_DEPLOY_TOOL, _deploy("all-hosts")),
     )
 
 

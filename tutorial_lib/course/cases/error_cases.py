@@ -4,8 +4,11 @@
   ``task_set_status`` for a status outside :data:`~tutorial_lib.examples.tasks.TASK_STATUSES`.
   :data:`STATUS_ERROR_CASES` checks each stated field, that the message names the task's
   *current* status (with two calls that differ only in it, so a message that lists all
-  statuses, or one that always says ``todo``, fails), and which kind of suggestion comes
-  back: conditional (``received`` means "started") or the list of allowed values.
+  statuses, or one that always says ``backlog``, fails), and which kind of suggestion comes
+  back: conditional (``received`` means "started") or the list of allowed values. A case
+  compares the learner's envelope key by key (:func:`status_view`), so a failing case names
+  the key that is wrong and shows what the learner returned there, even for ``message`` and
+  ``suggestion``, whose wording is free (:class:`Judged`).
 - ``decide(error)`` maps an error to the next step. :data:`DECISION_CASES` holds the
   decision table of :mod:`tutorial_lib.core.contracts` and one case per pair of rules
   (an unknown outcome wins over ``not_found`` and over every ``retry``; ``retry`` decides,
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from tutorial_lib.core.contracts import (
@@ -31,7 +35,7 @@ from tutorial_lib.core.contracts import (
     STEPS,
     next_step,
 )
-from tutorial_lib.course.checks import MISSING, Case
+from tutorial_lib.course.checks import MISSING, Case, describe
 from tutorial_lib.course.rules import Rule
 from tutorial_lib.examples.tasks import STARTED_WORDS, TASK_STATUSES
 
@@ -40,19 +44,31 @@ __all__ = [
     "DECISION_CASES",
     "STATUS_ERROR_RULES",
     "STATUS_ERROR_CASES",
+    "Judged",
     "decide_hidden_cases",
     "reference_status_error",
     "status_error_hidden_cases",
-    "status_shape",
+    "status_view",
 ]
 
-_FIXED = ("code", "field", "received", "allowed_values", "operation_state", "retry")
+#: The keys of the error object, in the order the task text states them.
+_KEYS = (
+    "code",
+    "message",
+    "field",
+    "received",
+    "allowed_values",
+    "operation_state",
+    "retry",
+    "suggestion",
+)
+_CONDITIONAL = "if the task has really started, send active"
 
 
 def reference_status_error(task_id: str, current: str, received: Any) -> dict[str, Any]:
     """The reference ``status_error``: the exercise's rules, exactly as stated."""
     if str(received).lower() in STARTED_WORDS:
-        suggestion = "if the task has really started, send in_progress"
+        suggestion = _CONDITIONAL
     else:
         suggestion = "send one of: " + ", ".join(TASK_STATUSES)
     return {
@@ -67,109 +83,203 @@ def reference_status_error(task_id: str, current: str, received: Any) -> dict[st
     }
 
 
+@dataclass(frozen=True, eq=False)
+class Judged:
+    """A free-text field as a case compares it: whether it follows its rule (``ok``).
+
+    Two are equal when both follow the rule or both break it, whatever their words; the
+    report prints ``shown``: the rule for the expected value (``<...>``), the learner's own
+    text for what came back. So a failing case says ``在 ['message'] 处：期望 <...>，实际
+    '...'``: the key, the rule and the words the learner returned.
+    """
+
+    ok: bool
+    shown: str
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Judged) and other.ok == self.ok
+
+    def __hash__(self) -> int:
+        return hash(self.ok)
+
+    def __repr__(self) -> str:
+        return self.shown
+
+
+def _names_current(message: Any, current: str) -> bool:
+    return isinstance(message, str) and current in message
+
+
+def _message_rule(current: str) -> Judged:
+    return Judged(True, f"<一句写出当前状态 {current!r} 的话>")
+
+
+_SUGGESTION_RULES = {
+    "conditional": "<有条件的建议：含 if 和 active>",
+    "lists_allowed": "<列出全部允许值：" + ", ".join(TASK_STATUSES) + ">",
+}
+
+
 def _suggestion_kind(suggestion: Any) -> str:
     if not isinstance(suggestion, str):
-        return "not a string" if suggestion is not MISSING else "missing"
-    if "in_progress" in suggestion and "if" in suggestion.lower().split():
+        return "not a string"
+    if "active" in suggestion and "if" in suggestion.lower().split():
         return "conditional"
     if all(status in suggestion for status in TASK_STATUSES):
         return "lists_allowed"
     return "other"
 
 
-def status_shape(current: str) -> Callable[[Any], dict[str, Any]]:
-    """A ``key``: the fixed fields, whether the message names ``current``, the suggestion kind."""
-
-    def shape(error: Any) -> dict[str, Any]:
-        message = error.get("message", MISSING)
-        return {key: error.get(key, MISSING) for key in _FIXED} | {
-            "message_names_current": isinstance(message, str) and current in message,
-            "suggestion": _suggestion_kind(error.get("suggestion", MISSING)),
-        }
-
-    return shape
+def _as_error(value: Any) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"status_error 要返回一个错误对象（dict），实际是 {type(value).__name__}")
+    return value
 
 
-def _expected(received: Any, kind: str) -> dict[str, Any]:
+def _judge(error: Mapping[str, Any], key: str, ok: Callable[[Any], bool]) -> Any:
+    if key not in error:
+        return MISSING
+    return Judged(ok(error[key]), describe(error[key]))
+
+
+def _judge_message(error: Mapping[str, Any], current: str) -> Any:
+    return _judge(error, "message", lambda message: _names_current(message, current))
+
+
+def status_view(current: str, kind: str) -> Callable[[Any], dict[str, Any]]:
+    """A ``key``: the learner's error object, key by key in the task text's order.
+
+    Every fixed key keeps the learner's value (:data:`MISSING` when absent); ``message``
+    and ``suggestion`` become :class:`Judged`: does the message name ``current``, is the
+    suggestion of ``kind`` (``"conditional"`` or ``"lists_allowed"``). Keys the task text
+    does not ask for are left out.
+    """
+
+    def view(value: Any) -> dict[str, Any]:
+        error = _as_error(value)
+        shown = {key: error.get(key, MISSING) for key in _KEYS}
+        shown["message"] = _judge_message(error, current)
+        shown["suggestion"] = _judge(error, "suggestion", lambda s: _suggestion_kind(s) == kind)
+        return shown
+
+    return view
+
+
+def _expected(current: str, received: Any, kind: str) -> dict[str, Any]:
     return {
         "code": "invalid_status",
+        "message": _message_rule(current),
         "field": "status",
         "received": received,
         "allowed_values": list(TASK_STATUSES),
         "operation_state": "not_applied",
         "retry": "after_input_correction",
-        "message_names_current": True,
-        "suggestion": kind,
+        "suggestion": Judged(True, _SUGGESTION_RULES[kind]),
     }
 
 
 def _status_case(name: str, current: str, received: Any, kind: str, hint: str) -> Case:
     return Case(
-        name, ("T-7", current, received), _expected(received, kind), hint, key=status_shape(current)
+        name,
+        ("T-7", current, received),
+        _expected(current, received, kind),
+        hint,
+        key=status_view(current, kind),
     )
 
 
-def _two_currents(status_error: Callable[..., Any], task_id: str, received: Any) -> dict[str, bool]:
-    """Call twice, the task blocked and then done: each message must name its own status."""
-    first = status_error(task_id, "blocked", received).get("message")
-    second = status_error(task_id, "done", received).get("message")
-    return {
-        "消息 1 写出 blocked": isinstance(first, str) and "blocked" in first,
-        "消息 2 写出 done": isinstance(second, str) and "done" in second,
-        "两条消息不同": first != second,
-    }
+#: The two statuses the task has in the two-call cases.
+_TWO_CURRENTS = ("on_hold", "shipped")
+
+
+def _two_currents(status_error: Callable[..., Any], task_id: str, received: Any) -> dict[str, Any]:
+    """Call twice, the task on hold and then shipped: each message must name its own status."""
+    found: dict[str, Any] = {}
+    messages = []
+    for current in _TWO_CURRENTS:
+        error = _as_error(status_error(task_id, current, received))
+        messages.append(error.get("message", MISSING))
+        found[f"message（current={current!r}）"] = _judge_message(error, current)
+    found["两次的 message 不同"] = messages[0] != messages[1]
+    return found
+
+
+_TWO_CURRENTS_EXPECTED = {
+    **{f"message（current={c!r}）": _message_rule(c) for c in _TWO_CURRENTS},
+    "两次的 message 不同": True,
+}
+
+
+def _two_currents_call(task_id: str, received: Any) -> str:
+    first, second = (f"{{function}}({task_id!r}, {c!r}, {received!r})" for c in _TWO_CURRENTS)
+    return f"{first} 和 {second}"
 
 
 STATUS_ERROR_CASES: tuple[Case, ...] = (
+    # first: the case that checks every fixed key, so a wrong fixed key's first cross says so
     _status_case(
-        "“doing” 像是已经开始",
-        "todo",
-        "doing",
+        "看不出意图的值",
+        "backlog",
+        "banana",
+        "lists_allowed",
+        "本用例考每个固定的键（code、field、received、allowed_values、operation_state、retry，"
+        "照说明原样写）和 suggestion：猜不出意图时不要替模型做决定，列出全部允许值。",
+    ),
+    _status_case(
+        "“started” 像是已经开始",
+        "backlog",
+        "started",
         "conditional",
-        "doing 在 STARTED_WORDS 里：建议要带条件（if ...），因为工具不知道任务是否真的开始了。",
+        "本用例考 suggestion：started 在 STARTED_WORDS 里，建议要带条件（if ...），"
+        "因为工具不知道任务是否真的开始了。",
     ),
     _status_case(
         "大写的 “Started”",
-        "todo",
+        "backlog",
         "Started",
         "conditional",
-        "先 lower() 再查 STARTED_WORDS；received 仍然原样返回，不要改写模型发来的值。",
+        "本用例考 suggestion 和 received：先 lower() 再查 STARTED_WORDS；"
+        "received 仍然原样返回，不要改写模型发来的值。",
     ),
     _status_case(
-        "看不出意图的值",
-        "todo",
-        "banana",
+        "空字符串",
+        "backlog",
+        "",
         "lists_allowed",
-        "猜不出意图时不要替模型做决定：列出全部允许值。",
+        "本用例考 suggestion：空字符串也不是允许值，列出全部允许值。",
     ),
-    _status_case("空字符串", "todo", "", "lists_allowed", "空字符串也不是允许值：列出全部允许值。"),
     _status_case(
         "包含 start 但不是 STARTED_WORDS 里的词",
-        "blocked",
+        "on_hold",
         "restart",
         "lists_allowed",
-        "只有整个词（小写后）在 STARTED_WORDS 里才给有条件的建议，不是“包含某个子串”。",
+        "本用例考 suggestion：只有整个词（小写后）在 STARTED_WORDS 里才给有条件的建议，"
+        "不是“包含某个子串”。",
     ),
     _status_case(
         "收到的不是字符串",
-        "done",
+        "shipped",
         3,
         "lists_allowed",
-        "received 可能不是字符串：用 str(received) 再 lower()，返回时仍是原来的 3。",
+        "本用例考 received 和 suggestion：received 可能不是字符串，用 str(received) 再 lower()，"
+        "返回时仍是原来的 3。",
     ),
     Case(
         "消息写出任务当前的状态",
         ("T-9", "banana"),
-        {"消息 1 写出 blocked": True, "消息 2 写出 done": True, "两条消息不同": True},
-        "message 要写出参数 current 的值（任务真实的状态），而不是固定的文字或允许值列表。",
+        _TWO_CURRENTS_EXPECTED,
+        "本用例考 message：要写出参数 current 的值（任务真实的状态），"
+        "而不是固定的文字或允许值列表。",
         via=_two_currents,
-        shown_call="{function}('T-9', 'blocked', 'banana') 和 {function}('T-9', 'done', 'banana')",
+        shown_call=_two_currents_call("T-9", "banana"),
     ),
 )
 
 
 def status_error_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
-    """``count`` seeded calls; expected: the reference's error, seen through ``status_shape``."""
+    """``count`` seeded calls; expected: what the reference's error says, key by key
+    (:func:`status_view`: the fixed keys, a message naming ``current``, the reference's
+    kind of suggestion)."""
     rng = random.Random(seed)
     words = sorted(STARTED_WORDS)
     others: tuple[Any, ...] = (
@@ -177,11 +287,11 @@ def status_error_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ..
         "later",
         "restart",
         "in-progress",
-        "Done!",
+        "Shipped!",
         "",
         0,
         None,
-        "TODO",
+        "SHIPPED",
     )
     cases = []
     for index in range(count):
@@ -193,14 +303,19 @@ def status_error_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ..
             received = rng.choice(others)
         current = rng.choice(TASK_STATUSES)
         task_id = f"T-{rng.randint(1, 999)}"
-        shape = status_shape(current)
+        reference = reference_status_error(task_id, current, received)
+        kind = _suggestion_kind(reference["suggestion"])
+        expected = {key: reference[key] for key in _KEYS} | {
+            "message": _message_rule(current),
+            "suggestion": Judged(True, _SUGGESTION_RULES[kind]),
+        }
         cases.append(
             Case(
                 f"生成的输入 {index + 1}",
                 (task_id, current, received),
-                shape(reference_status_error(task_id, current, received)),
-                "和参考实现不一致：对照练习说明逐个字段检查。",
-                key=shape,
+                expected,
+                "和参考实现不一致：差异里的键就是写错的那个，对照练习说明里这个键的规则。",
+                key=status_view(current, kind),
             )
         )
         if index % 10 == 0:  # now and then: does the message follow ``current``?
@@ -208,11 +323,10 @@ def status_error_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ..
                 Case(
                     f"生成的输入 {index + 1}（两个当前状态）",
                     (task_id, received),
-                    {"消息 1 写出 blocked": True, "消息 2 写出 done": True, "两条消息不同": True},
+                    _TWO_CURRENTS_EXPECTED,
                     "message 要写出参数 current 的值。",
                     via=_two_currents,
-                    shown_call=f"{{function}}({task_id!r}, 'blocked', {received!r}) 和"
-                    f" {{function}}({task_id!r}, 'done', {received!r})",
+                    shown_call=_two_currents_call(task_id, received),
                 )
             )
     return tuple(cases)
@@ -322,7 +436,7 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
         "received 原样返回",
         "received：收到的值，原样返回（它不一定是字符串）。",
         "收到的不是字符串",
-        '大小写混合的词、0、None、空字符串、"TODO"：返回的 received 必须和收到的一样',
+        '大小写混合的词、0、None、空字符串、"SHIPPED"：返回的 received 必须和收到的一样',
     ),
     Rule(
         "allowed_values",
@@ -351,7 +465,7 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
     Rule(
         "表示已经开始：有条件的建议",
         "received 表示“已经开始”时，给出有条件的建议。",
-        "“doing” 像是已经开始",
+        "“started” 像是已经开始",
         "STARTED_WORDS 里的每个词，随机大小写",
     ),
     Rule(
@@ -364,7 +478,7 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
         "整个词在 STARTED_WORDS 里",
         "小写后整个在 STARTED_WORDS 里才算（不是包含某个子串）。",
         "包含 start 但不是 STARTED_WORDS 里的词",
-        "包含这些词的其他值（restart、in-progress 等）",
+        "包含这些词或写法相近的其他值（restart、in-progress 等）",
     ),
     Rule(
         "用 str(received)",
@@ -376,7 +490,7 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
         "否则列出所有允许值",
         "不表示“已经开始”时，列出所有允许值。",
         "看不出意图的值",
-        "不表示开始的各种值：finished、later、Done!、空字符串、0、None 等",
+        "不表示开始的各种值：finished、later、Shipped!、空字符串、0、None 等",
     ),
 )
 

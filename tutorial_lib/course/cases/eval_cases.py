@@ -366,7 +366,7 @@ _FAILURE_FIXES: Mapping[str, str] = MappingProxyType(
     {
         '模型把第一行写成 start: 0，只收到 {"error": "INVALID_ARGUMENT"}，'
         "于是把 count 换成 10、5、1 各试一次，最后放弃": "rich_errors",
-        "模型把状态写成 doing，被拒绝后依次试了 started、active、wip，"
+        "模型把状态写成 started，被拒绝后依次试了 in-progress、working、wip，"
         "每次得到的都是同一个 INVALID_ARGUMENT": "rich_errors",
         '模型把整数写成了字符串 "1"；工具只回答“参数无效”，'
         "模型以为是路径不对，换了三个路径": "rich_errors",
