@@ -223,3 +223,11 @@ def test_has_more_leads_to_the_next_page_and_its_absence_to_an_answer() -> None:
     )
     assert isinstance(answer, ToolCall) and answer.name == ANSWER_TOOL
     assert answer.arguments["values"] == {"line_count": 10}
+
+
+def test_a_negated_gloss_is_no_match() -> None:
+    shown = status_tool(
+        "status is one of backlog (not started), active (work has started), shipped.",
+        ["backlog", "active", "shipped"],
+    )
+    assert first(NeedStatus("T-1", "started"), [shown]).arguments["status"] == "active"

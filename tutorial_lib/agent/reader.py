@@ -292,9 +292,11 @@ def _norm(word: Any) -> str:
 
 def _glosses(text: str) -> dict[str, set[str]]:
     """``value (words)`` pairs of a description: {value: its gloss's words}."""
+    found = re.findall(r"\b([A-Za-z_][\w-]*) \(([^()]{1,60})\)", text)
+    # "not started" says what the value is not: a negated word is no gloss
     return {
-        _norm(value): tokens(gloss) | {_norm(gloss)}
-        for value, gloss in re.findall(r"\b([A-Za-z_][\w-]*) \(([^()]{1,60})\)", text)
+        _norm(value): tokens(re.sub(r"\b(?:not|no|never)\s+\w+", " ", gloss))
+        for value, gloss in found
     }
 
 

@@ -682,7 +682,7 @@ class VersionFigures:
         """One line of :meth:`EvaluationReport.table`."""
         t = self.totals
         return (
-            f"{self.version:<24} {self.success.percent():>13} {self.first_invalid.percent():>13}"
+            f"{self.version:<24} {self.success.percent():>15} {self.first_invalid.percent():>13}"
             f" {self.shares['wrong_tool'].mean:>5.0%} {t['invalid_calls'].mean:>5.2f}"
             f" {t['unknown_outcomes'].mean:>5.2f} {t['questions'].mean:>5.2f}"
             f" {t['calls'].mean:>5.2f} {t['chars_in'].mean:>7.0f}"
@@ -690,7 +690,7 @@ class VersionFigures:
 
 
 _HEADER = (
-    f"{'version':<24} {'success':>13} {'1st invalid':>13} {'wrong':>5} {'inv':>5}"
+    f"{'version':<24} {'success':>15} {'1st invalid':>13} {'wrong':>5} {'inv':>5}"
     f" {'unkn':>5} {'ask':>5} {'calls':>5} {'in':>7}"
 )
 

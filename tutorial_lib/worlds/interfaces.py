@@ -156,10 +156,10 @@ WORKSPACE_FILES: Mapping[str, int] = MappingProxyType(
 #: The task tracker of every world (task id -> status).
 TASKS_IN_TRACKER: Mapping[str, str] = MappingProxyType(
     {
-        "T-1": "todo",
-        "T-2": "in_progress",
-        "T-3": "todo",
-        "T-4": "done",
+        "T-1": "backlog",
+        "T-2": "active",
+        "T-3": "active",
+        "T-4": "shipped",
     }
 )
 #: The job runner of every world: job id -> the moment it finishes, in milliseconds.
