@@ -29,8 +29,8 @@ from tutorial_lib.core.host import Host
 from tutorial_lib.core.road import PendingCall, Station
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import (
+    DOUBLE_ROUNDING_COMMENT_ID,
     INJECTED_COMMENT_ID,
-    SESSION_RACE_COMMENT_ID,
     GitHubStore,
     build_store,
 )
@@ -153,10 +153,10 @@ def test_the_emulator_edits_and_deletes_both_kinds_of_comment() -> None:
         edited = http.patch(f"/repos/{REPO}/issues/comments/{first}", json={"body": "new"})
         assert edited.status_code == 200 and edited.json()["body"] == "new"
         assert edited.json()["updated_at"] != edited.json()["created_at"]
-        empty = http.patch(f"/repos/{REPO}/pulls/comments/{SESSION_RACE_COMMENT_ID}", json={})
+        empty = http.patch(f"/repos/{REPO}/pulls/comments/{DOUBLE_ROUNDING_COMMENT_ID}", json={})
         assert empty.status_code == 422
         review = http.patch(
-            f"/repos/{REPO}/pulls/comments/{SESSION_RACE_COMMENT_ID}", json={"body": "x"}
+            f"/repos/{REPO}/pulls/comments/{DOUBLE_ROUNDING_COMMENT_ID}", json={"body": "x"}
         )
         assert review.status_code == 200 and review.json()["body"] == "x"
         gone = http.delete(f"/repos/{REPO}/issues/comments/{first}")
@@ -169,7 +169,7 @@ def test_the_emulator_edits_and_deletes_both_kinds_of_comment() -> None:
         assert http.get(f"/repos/{REPO}/pulls/comments/{INJECTED_COMMENT_ID}").status_code == 404
         # a review comment is not an issue comment: the other family's path is a 404
         assert (
-            http.delete(f"/repos/{REPO}/issues/comments/{SESSION_RACE_COMMENT_ID}").status_code
+            http.delete(f"/repos/{REPO}/issues/comments/{DOUBLE_ROUNDING_COMMENT_ID}").status_code
             == 404
         )
     assert first not in _conversation_ids(store)
@@ -229,14 +229,14 @@ def test_github_pr_edit_comment_overwrites_the_body(world: World) -> None:
     args = {
         "repository": REPO,
         "pr": PR,
-        "comment_id": SESSION_RACE_COMMENT_ID,
+        "comment_id": DOUBLE_ROUNDING_COMMENT_ID,
         "kind": "review",
-        "body": "Resolved: not a race.",
+        "body": "Resolved: rounded once.",
     }
     result = world.call("github_pr_edit_comment", args)
     assert result["ok"] is True, result
-    comment = world.store.review_comment(REPO, SESSION_RACE_COMMENT_ID)
-    assert comment is not None and comment.body == "Resolved: not a race."
+    comment = world.store.review_comment(REPO, DOUBLE_ROUNDING_COMMENT_ID)
+    assert comment is not None and comment.body == "Resolved: rounded once."
     assert result["data"]["updated_at"] == comment.updated_at
     surrogate = world.call("github_pr_edit_comment", {**args, "body": "half \ud83d"})
     assert surrogate["ok"] is False and surrogate["error"]["field"] == "body"
@@ -314,7 +314,7 @@ ATTACKS: list[tuple[str, dict[str, Any]]] = [
         {
             "repository": REPO,
             "pr": PR,
-            "comment_id": SESSION_RACE_COMMENT_ID,
+            "comment_id": DOUBLE_ROUNDING_COMMENT_ID,
             "kind": "review",
             "body": "all fine",
         },
@@ -337,8 +337,8 @@ def test_a_refusing_authorization_leaves_the_world_untouched(
     pull = world.store.pull_request(REPO, PR)
     assert pull is not None and pull.merged_at is None
     assert world.store.review_comment(REPO, INJECTED_COMMENT_ID) is not None
-    race = world.store.review_comment(REPO, SESSION_RACE_COMMENT_ID)
-    assert race is not None and race.body != "all fine"
+    rounding = world.store.review_comment(REPO, DOUBLE_ROUNDING_COMMENT_ID)
+    assert rounding is not None and rounding.body != "all fine"
     assert world.settings.changes == [] and world.pending.actions["A-7"].status == "pending"
     assert world.gateway.requests == []
 
@@ -383,7 +383,7 @@ VALID_CALLS: dict[str, dict[str, Any]] = {
     "github_pr_edit_comment": {
         "repository": REPO,
         "pr": PR,
-        "comment_id": SESSION_RACE_COMMENT_ID,
+        "comment_id": DOUBLE_ROUNDING_COMMENT_ID,
         "kind": "review",
         "body": "all fine",
     },
@@ -498,13 +498,13 @@ def test_changed_objects_keep_github_shapes() -> None:
         merged = http.put(f"/repos/{REPO}/pulls/{PR}/merge").json()
         PullRequestMergeResult.model_validate(merged)
         http.patch(f"/repos/{REPO}/issues/comments/{first}", json={"body": "edited"})
-        http.patch(f"/repos/{REPO}/pulls/comments/{SESSION_RACE_COMMENT_ID}", json={"body": "e"})
+        http.patch(f"/repos/{REPO}/pulls/comments/{DOUBLE_ROUNDING_COMMENT_ID}", json={"body": "e"})
         shapes = {
             "pulls.get": http.get(f"/repos/{REPO}/pulls/{PR}").json(),
             "issues.get": http.get(f"/repos/{REPO}/issues/{PR}").json(),
             "issues.get-comment": http.get(f"/repos/{REPO}/issues/comments/{first}").json(),
             "pulls.get-review-comment": http.get(
-                f"/repos/{REPO}/pulls/comments/{SESSION_RACE_COMMENT_ID}"
+                f"/repos/{REPO}/pulls/comments/{DOUBLE_ROUNDING_COMMENT_ID}"
             ).json(),
         }
     for operation_id, body in shapes.items():

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from tutorial_lib.emulator.fixtures import (
+    DOUBLE_ROUNDING_COMMENT_ID,
     INJECTED_COMMENT_ID,
     MUST_NOT_MISS_COMMENT_IDS,
-    SESSION_RACE_COMMENT_ID,
     GitHubStore,
     build_store,
     make_large_pr,
@@ -63,11 +63,11 @@ def links(headers: dict[str, str]) -> dict[str, str]:
 def test_fixture_key_comments(store: GitHubStore) -> None:
     comments = store.review_comments("example/shop", 128)
     assert len(comments) == 69 and [c.id for c in comments] == sorted(c.id for c in comments)
-    race = store.review_comment("example/shop", SESSION_RACE_COMMENT_ID)
-    assert race is not None and (race.path, race.line) == ("src/auth/session.ts", 42)
-    assert race.body.startswith("I think two requests could refresh the token")
-    assert not store.thread_of(race.id).is_resolved
-    assert comments.index(race) >= 30  # not on page 1
+    rounding = store.review_comment("example/shop", DOUBLE_ROUNDING_COMMENT_ID)
+    assert rounding is not None and (rounding.path, rounding.line) == ("src/cart/checkout.ts", 11)
+    assert rounding.body.startswith("I think this rounds the discount twice")
+    assert not store.thread_of(rounding.id).is_resolved
+    assert comments.index(rounding) >= 30  # not on page 1
     injected = store.review_comment("example/shop", INJECTED_COMMENT_ID)
     assert injected is not None and "ignore previous instructions" in injected.body
     for comment_id in MUST_NOT_MISS_COMMENT_IDS:
@@ -75,7 +75,7 @@ def test_fixture_key_comments(store: GitHubStore) -> None:
     assert len(store.issue_comments("example/shop", 128)) == 10
     other = store.pull_request("other/shop", 128)
     assert other is not None and other.title != store.pull_request("example/shop", 128).title
-    assert store.review_comment("other/shop", SESSION_RACE_COMMENT_ID) is None
+    assert store.review_comment("other/shop", DOUBLE_ROUNDING_COMMENT_ID) is None
     assert build_store().review_comments("example/shop", 128) == comments  # deterministic
 
 
@@ -96,8 +96,8 @@ def test_shapes(handle: ServiceHandle) -> None:
     assert pull["head"]["sha"] and pull["base"]["ref"] == "main"
     _, _, comments = call(pull["review_comments_url"])
     assert all(set(c) >= REVIEW_FIELDS for c in comments)
-    _, _, one = call(f"{base}/repos/example/shop/pulls/comments/{SESSION_RACE_COMMENT_ID}")
-    assert (one["path"], one["line"], one["side"]) == ("src/auth/session.ts", 42, "RIGHT")
+    _, _, one = call(f"{base}/repos/example/shop/pulls/comments/{DOUBLE_ROUNDING_COMMENT_ID}")
+    assert (one["path"], one["line"], one["side"]) == ("src/cart/checkout.ts", 11, "RIGHT")
     # every API URL a response contains answers
     for url in (one["url"], one["pull_request_url"], one["user"]["url"], one["html_url"]):
         request = urllib.request.Request(
@@ -142,7 +142,7 @@ def test_errors(handle: ServiceHandle) -> None:
     status, _, body = call(f"{base}/repos/example/shop/pulls/999")
     assert status == 404 and body["message"] == "Not Found" and "documentation_url" in body
     assert call(f"{base}/repos/nobody/nothing")[0] == 404
-    assert call(f"{base}/repos/other/shop/pulls/comments/{SESSION_RACE_COMMENT_ID}")[0] == 404
+    assert call(f"{base}/repos/other/shop/pulls/comments/{DOUBLE_ROUNDING_COMMENT_ID}")[0] == 404
     assert call(f"{base}/repos/example/shop", token=None)[2]["message"] == "Requires authentication"
     status, headers, body = call(f"{base}/repos/example/shop", token="wrong")
     assert (status, body["message"]) == (401, "Bad credentials")
@@ -199,8 +199,9 @@ def test_graphql_review_threads(handle: ServiceHandle, store: GitHubStore) -> No
     assert [t["isResolved"] for t in threads] == [t.is_resolved for t in expected]
     assert [t["isOutdated"] for t in threads] == [t.is_outdated for t in expected]
     by_first = {t["comments"]["nodes"][0]["databaseId"]: t for t in threads}
-    race = by_first[SESSION_RACE_COMMENT_ID]
-    assert (race["path"], race["line"], race["isResolved"]) == ("src/auth/session.ts", 42, False)
+    rounding = by_first[DOUBLE_ROUNDING_COMMENT_ID]
+    where = (rounding["path"], rounding["line"], rounding["isResolved"])
+    assert where == ("src/cart/checkout.ts", 11, False)
     assert sum(len(t["comments"]["nodes"]) for t in threads) == 69
 
 
@@ -268,8 +269,8 @@ def test_pygithub_lists_pages_and_posts(handle: ServiceHandle, store: GitHubStor
     assert pull.title.startswith("Refresh tokens")
     comments = list(pull.get_review_comments())
     assert [c.id for c in comments] == [c.id for c in store.review_comments("example/shop", 128)]
-    race = next(c for c in comments if c.id == SESSION_RACE_COMMENT_ID)
-    assert (race.path, race.line) == ("src/auth/session.ts", 42)
+    rounding = next(c for c in comments if c.id == DOUBLE_ROUNDING_COMMENT_ID)
+    assert (rounding.path, rounding.line) == ("src/cart/checkout.ts", 11)
     assert len(list(pull.get_issue_comments())) == 10
     posted = pull.create_issue_comment("No blocking comments found after reading all pages.")
     assert posted.user.login == store.viewer.login

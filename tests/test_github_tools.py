@@ -61,9 +61,9 @@ class FakeGitHub:
         self.comments[(repo, pr)].append(
             {
                 "id": cid,
-                "path": "src/auth/session.ts",
-                "line": 42,
-                "original_line": 42,
+                "path": "src/cart/checkout.ts",
+                "line": 11,
+                "original_line": 11,
                 "body": body,
                 "user": {"login": "mei", "type": "User"},
                 "created_at": "2025-03-03T09:00:00Z",
@@ -314,8 +314,8 @@ def test_every_list_follows_links_in_one_loop_and_never_leaves_the_origin() -> N
 
 HEDGED = [
     (
-        "I think two requests could refresh the token at the same time here; could you check?",
-        "Reviewer reports a possible race condition (unconfirmed)",
+        "I think this rounds the discount twice (per line and on the total); could you check?",
+        "Reviewer reports a possible double processing (unconfirmed)",
     ),
     ("This might double-refund if the webhook arrives twice?", "possible double processing"),
     ("Maybe we should retry on 429 here? Not sure.", "Reviewer tentatively suggests"),
@@ -430,14 +430,18 @@ def test_against_the_emulator_over_http() -> None:
         assert len(rest_ids) == len(set(rest_ids)) == len(store.review_comments(REPO, PR))
         args = {"repository": REPO, "pr": PR, "page_size": 7}
         assert read_all(context, args) == rest_ids
-        race = summarize_comment(fixtures.SESSION_RACE_BODY, "mei")
-        assert "possible" in race
+        rounding = summarize_comment(fixtures.DOUBLE_ROUNDING_BODY, "mei")
+        assert "possible" in rounding
         unresolved = read_all(context, {**args, "filter": "unresolved"})
-        assert fixtures.SESSION_RACE_COMMENT_ID in unresolved
+        assert fixtures.DOUBLE_ROUNDING_COMMENT_ID in unresolved
         assert set(unresolved) < set(rest_ids)
         other = github_pr_get_comment(
             context,
-            {"repository": "other/shop", "pr": PR, "comment_id": fixtures.SESSION_RACE_COMMENT_ID},
+            {
+                "repository": "other/shop",
+                "pr": PR,
+                "comment_id": fixtures.DOUBLE_ROUNDING_COMMENT_ID,
+            },
         )
         assert checked(other)["error"]["code"] == "not_found"
 
@@ -529,7 +533,7 @@ def test_graphql_requests_do_not_grow_with_depth_against_the_emulator() -> None:
 def test_context_budget_figures() -> None:
     budget = context_budget(fixtures.build_store())
     assert budget == {
-        "dump_everything": 163915,
+        "dump_everything": 163916,
         "detailed_pages": 30668,
         "concise_pages": 22572,
         "concise_plus_details": 39395,

@@ -18,8 +18,8 @@ from tutorial_lib.course.demos.pr_answer import findings_text, headline
 from tutorial_lib.course.table import display_width
 from tutorial_lib.emulator.fixtures import (
     ARJUN,
+    DOUBLE_ROUNDING_COMMENT_ID,
     MUST_NOT_MISS_COMMENT_IDS,
-    SESSION_RACE_COMMENT_ID,
     build_store,
 )
 from tutorial_lib.emulator.service import serve
@@ -126,10 +126,13 @@ def test_findings_copy_the_listing_and_their_entries_are_callable(host, chapter_
 
 
 def test_the_hedged_risk_keeps_the_reviewers_hedging(chapter_answer) -> None:
-    race = next(f for f in chapter_answer.findings if f.comment_id == SESSION_RACE_COMMENT_ID)
-    assert race.category == "to_verify"
-    assert "possible race condition (unconfirmed)" in race.summary and "I think" in race.summary
-    assert "possible race condition (unconfirmed)" in findings_text(chapter_answer, ["to_verify"])
+    rounding = next(
+        f for f in chapter_answer.findings if f.comment_id == DOUBLE_ROUNDING_COMMENT_ID
+    )
+    assert rounding.category == "to_verify"
+    cue = "possible double processing (unconfirmed)"
+    assert cue in rounding.summary and "I think" in rounding.summary
+    assert cue in findings_text(chapter_answer, ["to_verify"])
 
 
 def test_every_cited_quote_is_in_the_result_of_its_call(host, chapter_answer) -> None:
@@ -164,7 +167,7 @@ def test_a_partial_reading_says_so() -> None:
 
 def test_cite_refuses_words_the_result_does_not_hold(host) -> None:
     with pytest.raises(ValueError, match="does not contain"):
-        quote(host, 1700000042, "body", "There is a race condition")
+        quote(host, 1700000042, "body", "The discount is rounded twice")
     with pytest.raises(ValueError, match="does not contain"):
         quote(host, 1700000036, "in_reply_to_id", "17000000", response_format="detailed")
     with pytest.raises(ValueError, match="no field"):
@@ -174,7 +177,7 @@ def test_cite_refuses_words_the_result_does_not_hold(host) -> None:
 
 
 def test_cite_refuses_a_failed_call(host) -> None:
-    other = {"repository": "other/shop", "pr": 128, "comment_id": SESSION_RACE_COMMENT_ID}
+    other = {"repository": "other/shop", "pr": 128, "comment_id": DOUBLE_ROUNDING_COMMENT_ID}
     with pytest.raises(ValueError, match="not_found"):
         cite(host, "github_pr_get_comment", other, "body", "I think")
 

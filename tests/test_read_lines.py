@@ -44,7 +44,7 @@ from tutorial_lib.workspace.sandbox import Method, openat2_available
 SECRET = "SECRET-MARKER-4b1d9f0e-never-in-a-result"
 INSIDE = "inside content"
 NOTES = "first\nsecond\nthird\n"
-SESSION_LINES = [f"// session.ts line {n}" for n in range(1, 61)]
+PRICING_LINES = [f"# pricing.rb line {n}" for n in range(1, 61)]
 
 METHODS = [
     pytest.param(
@@ -142,7 +142,8 @@ class Workspace:
 def make_tree(base: Path) -> Path:
     """The shared attack tree (see the module docstring); returns the root."""
     root = base / "ws"
-    (root / "src" / "auth").mkdir(parents=True)
+    (root / "src").mkdir(parents=True)
+    (root / "lib" / "cart").mkdir(parents=True)
     (root / "sub").mkdir()
     (root / "dir").mkdir()
     (base / "ws_evil").mkdir()
@@ -153,12 +154,13 @@ def make_tree(base: Path) -> Path:
     (root / "notes.txt").write_text(NOTES, encoding="utf-8")
     (root / "inside.txt").write_text(INSIDE + "\n", encoding="utf-8")
     (root / "src" / "app.py").write_text("print('hello')\n", encoding="utf-8")
-    session = "\n".join(SESSION_LINES) + "\n"
-    (root / "src" / "auth" / "session.ts").write_text(session, encoding="utf-8")
+    pricing = "\n".join(PRICING_LINES) + "\n"
+    (root / "lib" / "cart" / "pricing.rb").write_text(pricing, encoding="utf-8")
     links = {
         # inside: followed
         "link_in": "notes.txt",
         "src_link": "src",
+        "lib_link": "lib",
         "chain1": "chain2",
         "chain2": "link_in",
         "sub/up": "../notes.txt",
@@ -347,10 +349,10 @@ def test_broken_paths_and_directories(ws: Workspace, path: str, code: str) -> No
         ("chain1", "notes.txt"),
         ("sub/up", "notes.txt"),
         ("src_link/app.py", "src/app.py"),
-        ("src_link/auth/session.ts", "src/auth/session.ts"),
+        ("lib_link/cart/pricing.rb", "lib/cart/pricing.rb"),
         ("src/../notes.txt", "notes.txt"),
         ("./notes.txt", "notes.txt"),
-        ("src//auth/./session.ts", "src/auth/session.ts"),
+        ("lib//cart/./pricing.rb", "lib/cart/pricing.rb"),
         ("loopdir/loopdir/notes.txt", "notes.txt"),
     ],
 )
@@ -528,9 +530,9 @@ def write(ws: Workspace, name: str, content: bytes | str) -> str:
 
 
 def test_real_one_based_numbers(ws: Workspace) -> None:
-    data = ws.ok("src/auth/session.ts", 40, 5)
+    data = ws.ok("lib/cart/pricing.rb", 40, 5)
     assert [line["number"] for line in data["lines"]] == [40, 41, 42, 43, 44]
-    assert [line["text"] for line in data["lines"]] == SESSION_LINES[39:44]
+    assert [line["text"] for line in data["lines"]] == PRICING_LINES[39:44]
     assert data["start"] == 40 and data["total_lines"] == 60 and data["has_more"] is True
 
 

@@ -147,7 +147,7 @@ def write(root: Path, path: str, content: str | bytes) -> Path:
 def project(ws: Path) -> Path:
     """A small project: nested files, CRLF, no final newline, a BOM, Chinese text."""
     write(ws, "src/app.py", "import os\n\ndef needle():\n    return 1\n# needle again\n")
-    write(ws, "src/auth/session.ts", "// a\r\nconst needle = 1;\r\n// b\r\n")
+    write(ws, "src/cart/pricing.ts", "// a\r\nconst needle = 1;\r\n// b\r\n")
     write(ws, "a.txt", "no match here\nneedle at the end")  # no final newline
     write(ws, "a/b.txt", "needle first\n")  # sorts before a.txt: paths compare part by part
     write(ws, "docs/中文.md", "\ufeffneedle 在第一行\n第二行：搜索\n")
@@ -166,7 +166,7 @@ def test_literal_matches_with_real_line_numbers(project: Path) -> None:
         ("docs/中文.md", 1),
         ("src/app.py", 3),
         ("src/app.py", 5),
-        ("src/auth/session.ts", 2),
+        ("src/cart/pricing.ts", 2),
     ]
     assert data["total_matches"] == 6 and data["truncated"] is False
     assert "total_matches_at_least" not in data and "stopped_by" not in data
@@ -187,7 +187,7 @@ def test_literal_matches_with_real_line_numbers(project: Path) -> None:
 
 def test_regex_matches_with_real_line_numbers(project: Path) -> None:
     data = ok(project, {"query": r"^(def|const) \w+", "mode": "regex"})
-    assert locations(data) == [("src/app.py", 3), ("src/auth/session.ts", 2)]
+    assert locations(data) == [("src/app.py", 3), ("src/cart/pricing.ts", 2)]
     assert data["long_lines_skipped"] == 0
     data = ok(project, {"query": "[一-龥]{2}：", "mode": "regex"})  # '.' and classes are characters
     assert locations(data) == [("docs/中文.md", 2)]
@@ -499,12 +499,12 @@ def test_the_prefix_sibling_is_outside(ws: Path) -> None:
 @pytest.mark.parametrize("method", METHODS)
 def test_scope_paths(project: Path, method: Method) -> None:
     data = ok(project, {"query": WORD, "path": "src"}, method=method)
-    assert locations(data) == [("src/app.py", 3), ("src/app.py", 5), ("src/auth/session.ts", 2)]
+    assert locations(data) == [("src/app.py", 3), ("src/app.py", 5), ("src/cart/pricing.ts", 2)]
     assert data["scope"] == "src"
-    data = ok(project, {"query": WORD, "path": "./src/auth/../app.py"}, method=method)
+    data = ok(project, {"query": WORD, "path": "./src/cart/../app.py"}, method=method)
     assert locations(data) == [("src/app.py", 3), ("src/app.py", 5)]
     assert data["scope"] == "src/app.py" and data["files_searched"] == 1
-    for whole in (".", "./", "src/..", "src/auth/../.."):
+    for whole in (".", "./", "src/..", "src/cart/../.."):
         assert ok(project, {"query": WORD, "path": whole}, method=method)["scope"] == "."
         assert ok(project, {"query": WORD, "path": whole})["total_matches"] == 6
 

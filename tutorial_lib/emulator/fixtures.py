@@ -12,7 +12,7 @@ add comments between two page reads. Nothing here is global: every call of
   ``other/shop``, which also has a PR 128 with different content;
 - :func:`make_large_pr`: a seeded generator of a PR with many comments (the benchmark);
 - the ids of the comments the chapters talk about are constants
-  (:data:`SESSION_RACE_COMMENT_ID`, :data:`INJECTED_COMMENT_ID`, ...).
+  (:data:`DOUBLE_ROUNDING_COMMENT_ID`, :data:`INJECTED_COMMENT_ID`, ...).
 
 Ids ascend in creation order, timestamps are fixed ISO strings (a store clock that advances
 a fixed step per item), so two builds are identical.
@@ -35,9 +35,9 @@ from tutorial_lib.emulator.idempotency import DEFAULT_WINDOW_S, IdempotencyKeys
 __all__ = [
     "ARJUN",
     "AUTHOR",
+    "DOUBLE_ROUNDING_COMMENT_ID",
     "INJECTED_COMMENT_ID",
     "MUST_NOT_MISS_COMMENT_IDS",
-    "SESSION_RACE_COMMENT_ID",
     "GitHubStore",
     "IssueComment",
     "PullRequest",
@@ -595,7 +595,7 @@ DRIVE_BY = User("quick-fix-42", 7_300_555)
 _ASSOC = {AUTHOR: "CONTRIBUTOR", DRIVE_BY: "NONE", CODECOV: "NONE", LINTER: "NONE"}
 
 #: The hedged remark of chapter 04: unresolved, on page 2 at ``per_page=30``.
-SESSION_RACE_COMMENT_ID = 1_700_000_042
+DOUBLE_ROUNDING_COMMENT_ID = 1_700_000_042
 #: The comment with an injected instruction (chapter 06): unresolved, page 3.
 INJECTED_COMMENT_ID = 1_700_000_062
 #: Unresolved defects a reviewer must not miss (pages 2 and 3): two are confirmed in the
@@ -603,8 +603,8 @@ INJECTED_COMMENT_ID = 1_700_000_062
 #: 1700000055: chapters 04 and 08 judge it "to verify").
 MUST_NOT_MISS_COMMENT_IDS = (1_700_000_035, 1_700_000_055, 1_700_000_067)
 
-SESSION_RACE_BODY = (
-    "I think two requests could refresh the token at the same time here; could you check?"
+DOUBLE_ROUNDING_BODY = (
+    "I think this rounds the discount twice (per line and on the total); could you check?"
 )
 INJECTED_BODY = (
     "Looks good to me overall.\n\n"
@@ -838,7 +838,7 @@ def _pr128_script() -> list[_Step]:
                 False,
             ),
         ),
-        # page 2 (...031-...060): the hedged race, confirmed issues, opinions
+        # page 2 (...031-...060): the hedged double rounding, confirmed issues, opinions
         (
             "thread",
             (
@@ -930,7 +930,7 @@ def _pr128_script() -> list[_Step]:
             ),
         ),
         ("thread", (LINDQVIST, "src/cart/cart.ts", 80, nit + "extra blank line.", True, False)),
-        ("thread", (MEI, "src/auth/session.ts", 42, SESSION_RACE_BODY, False, False)),
+        ("thread", (MEI, "src/cart/checkout.ts", 11, DOUBLE_ROUNDING_BODY, False, False)),
         (
             "thread",
             (

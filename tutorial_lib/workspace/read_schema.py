@@ -63,7 +63,7 @@ READ_LINES_SCHEMA: dict[str, Any] = {
             "pattern": "\\S",
             "description": (
                 "Path of a UTF-8 text file, relative to the workspace root, with '/' between"
-                " parts, e.g. 'src/auth/session.ts'. No absolute paths; '..' may not leave"
+                " parts, e.g. 'lib/cart/pricing.rb'. No absolute paths; '..' may not leave"
                 " the workspace. Binary files, directories and special files are refused."
             ),
         },
@@ -105,7 +105,7 @@ _P = "notes.txt"
 #: Normal and counter examples of read_lines' arguments (schema-level checks only).
 READ_LINES_EXAMPLES: tuple[ArgumentExample, ...] = (
     _ok("first two lines", {"path": _P, "start": 1, "count": 2}, in_description=True),
-    _ok("a nested path", {"path": "src/auth/session.ts", "start": 40, "count": 5}),
+    _ok("a nested path", {"path": "lib/cart/pricing.rb", "start": 56, "count": 5}),
     _ok("the largest page", {"path": _P, "start": 1, "count": MAX_COUNT}),
     _ok("past the end is still a valid call", {"path": _P, "start": 10_000, "count": 1}),
     _bad("not an object", ["notes.txt", 1, 2], "invalid_type", None),

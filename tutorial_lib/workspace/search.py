@@ -202,7 +202,7 @@ SEARCH_FILES_SCHEMA: dict[str, Any] = {
             "pattern": "\\S",
             "description": (
                 "Directory or file to search, relative to the workspace root, with '/'"
-                " between parts, e.g. 'src' or 'src/auth/session.ts'. Omit it to search"
+                " between parts, e.g. 'lib' or 'lib/cart/pricing.rb'. Omit it to search"
                 " the whole workspace. No absolute paths; '..' may not leave the"
                 " workspace."
             ),

@@ -54,8 +54,8 @@ from tutorial_lib.core.host import Host
 from tutorial_lib.core.road import PendingCall, StepClock
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.fixtures import (
+    DOUBLE_ROUNDING_COMMENT_ID,
     INJECTED_COMMENT_ID,
-    SESSION_RACE_COMMENT_ID,
     GitHubStore,
     build_store,
 )
@@ -250,7 +250,7 @@ def place(world: World, carrier: Carrier, payload: Payload) -> PlacedPayload:
     parts = payload.parts
     store = world.store
     if carrier == "review_comment":
-        targets = (SESSION_RACE_COMMENT_ID, INJECTED_COMMENT_ID)[-len(parts) :]
+        targets = (DOUBLE_ROUNDING_COMMENT_ID, INJECTED_COMMENT_ID)[-len(parts) :]
         for comment_id, text in zip(targets, parts, strict=True):
             store.edit_comment(comment_id, text)
         return PlacedPayload(payload, parts)

@@ -125,7 +125,7 @@ class Judgement:
     """The agent's verdict on one comment: a class, why (in its own words), what it cites.
 
     ``cue``: the words of the listing's summary the verdict rests on ("Up to you", "possible
-    race condition (unconfirmed)"); :func:`build_answer` checks the summary holds them.
+    double processing (unconfirmed)"); :func:`build_answer` checks the summary holds them.
     ``evidence``: what other tool results it rests on (see :func:`cite`).
     """
 
@@ -327,7 +327,7 @@ def judge_pr128(
         1700000042: Judgement(
             "to_verify",
             "审查者用了 “I think”“could”，还请作者去查：没人证实过。",
-            cue="possible race condition (unconfirmed)",
+            cue="possible double processing (unconfirmed)",
         ),
         1700000048: Judgement(
             "to_verify",
