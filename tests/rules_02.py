@@ -66,9 +66,34 @@ FIXED_TOOLS_MUTANTS = {
     ),
     "超时以秒计": _changed(CLOSE, input_schema=_rename_timeout("timeout_ms")),
     "列出工单": _changed(LIST, input_schema=_schema(LIST, lambda s: s.update(required=["cursor"]))),
-    "说的是工单": _changed(
+    # The descriptions below keep the word "ticket" somewhere, so the linter still finds
+    # the target; only the opening sentence stops saying it is about tickets.
+    "第一句说的是工单（读一张工单）": _changed(  # negated
         GET,
-        description="Read one record of the project by its id: title, status, assignee. Read-only.",
+        description="Not about tickets: read one record of the project by its id: title, "
+        "status, assignee. Read-only.",
+    ),
+    "第一句说的是工单（关闭工单）": _changed(  # only in a later sentence
+        CLOSE,
+        description="Close one record of the project by its id. Writes: the ticket's status "
+        "changes to closed, visible to everyone on the project.",
+    ),
+    "第一句说的是工单（列出工单）": _changed(  # inside another word, then in a later sentence
+        LIST,
+        description="List the records of the ticketing project, at most 50 per call; "
+        "next_cursor is null on the last page, otherwise pass it as cursor. Read-only: each "
+        "record is one ticket.",
+    ),
+    "副作用写进描述（关闭工单）": _changed(
+        CLOSE, description="Close one ticket of the project by its id."
+    ),
+    "只读写进描述（读一张工单）": _changed(
+        GET, description="Read one ticket of the project by its id: title, status, assignee."
+    ),
+    "只读写进描述（列出工单）": _changed(
+        LIST,
+        description="List the tickets of the project, at most 50 per call; next_cursor is "
+        "null on the last page, otherwise pass it as cursor.",
     ),
 }
 

@@ -5,7 +5,8 @@ The cursor exercise has two functions. ``make_cursor`` is checked on its own (th
 cases) and, for the rule that the position is encoded whole, through a round trip with the
 reference ``read_cursor``; ``read_cursor`` is checked through ``round_trip``, as in the
 notebook, joined with the reference ``make_cursor`` (or, for the key rule, with the
-learner's own checksum-based ``make_cursor``: the pair a learner would write).
+learner's own checksum-based ``make_cursor``: the pair a learner would write; likewise for
+the range rules, a pair that packs the position into 8 bytes with ``struct``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import binascii
 import hashlib
 import hmac
 import re
+import struct
 import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -194,12 +196,39 @@ def _checksum_read(token: Any, key: bytes) -> Any:
     return int(text) if text.isdigit() else None
 
 
+def _fixed_width(fmt: str) -> Callable[..., Any]:
+    """``round_trip`` of a learner's pair that packs the position with ``struct`` ``fmt``
+    (8 bytes: ``">q"`` signed, ``">Q"`` unsigned) instead of writing its digits; correct
+    otherwise, so it breaks only the range rule that ``fmt`` cannot hold."""
+
+    def make_cursor(position: int, key: bytes) -> str:
+        payload = struct.pack(fmt, position)  # struct.error past the format's range
+        return _b64(hmac.new(key, payload, hashlib.sha256).digest() + payload)
+
+    def read_cursor(token: Any, key: bytes) -> Any:
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        except (binascii.Error, ValueError):
+            return None
+        if _b64(raw) != token:
+            return None
+        tag, payload = raw[:32], raw[32:]
+        expected = hmac.new(key, payload, hashlib.sha256).digest()
+        if len(payload) != 8 or not hmac.compare_digest(tag, expected):
+            return None
+        return struct.unpack(fmt, payload)[0]
+
+    return cursor_round_trip(make_cursor, read_cursor)
+
+
 def _trip(read_cursor: Callable[..., Any]) -> Callable[..., Any]:
     return cursor_round_trip(reference_make_cursor, read_cursor)
 
 
 READ_CURSOR_MUTANTS = {
     "签名正确时返回位置（int）": _trip(_read_cursor("text")),
+    "位置没有上限（2**63 及以上）": _fixed_width(">q"),
+    "位置没有上限（2**64 及以上）": _fixed_width(">Q"),
     "位置 0 也是位置": _trip(_read_cursor("zero_is_none")),
     "改哪一个字符都算": _trip(_read_cursor("half_tag")),
     "解码出同样字节的另一种写法也是改动": _trip(_read_cursor("no_canonical")),

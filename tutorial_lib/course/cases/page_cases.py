@@ -6,7 +6,8 @@
   rule; its cursors can be made unguessable (``prefix``), so building ``"c2"`` by hand fails.
 - ``make_cursor(position, key)`` / ``read_cursor(token, key)``: an HMAC-signed cursor.
   :func:`cursor_round_trip` joins the learner's two functions into one ``round_trip``
-  checked by :data:`CURSOR_CASES` (every alteration refused, another key refused), and
+  checked by :data:`CURSOR_CASES` (every alteration refused, another key refused, a position
+  of any size read back: 2**63 and 2**64 too), and
   :data:`CURSOR_TOKEN_CASES` checks the token itself as the security point it is: a
   string of URL-safe characters only, from which the key cannot be read back.
 
@@ -309,6 +310,20 @@ CURSOR_CASES: tuple[Case, ...] = (
     Case("位置 0 也能读回", (0,), 0, "0 是合法的位置：不要用 `if not position` 判断。"),
     Case("很大的位置", (2**62 + 5,), 2**62 + 5, "位置可以很大：编码时不要截断它。"),
     Case(
+        "位置 2**63（有符号 64 位整数装不下）",
+        (2**63,),
+        2**63,
+        "位置没有上限：2**63 超出了有符号 64 位整数的范围（struct 的 'q'、"
+        "to_bytes(8, signed=True)），装不下就抛异常或读回负数。",
+    ),
+    Case(
+        "位置 2**64（64 位整数装不下）",
+        (2**64,),
+        2**64,
+        "位置没有上限：2**64 连无符号 64 位整数（struct 的 'Q'、to_bytes(8)）也装不下，"
+        "编码不能假定位置只有 8 个字节。",
+    ),
+    Case(
         "改了最后一个字符",
         (1700000042, "flip_last"),
         None,
@@ -433,11 +448,18 @@ CURSOR_TOKEN_CASES: tuple[Case, ...] = tuple(
 )
 
 
+#: Positions where a fixed-size encoding stops: 64 bits signed, then unsigned.
+_BOUNDARIES = (2**63, 2**64)
+
+
 def cursor_hidden_cases(seed: int = 0, count: int = 72) -> tuple[Case, ...]:
     """``count`` seeded positions and keys, altered in every way; expected from the reference.
 
     Each case calls ``round_trip`` (made with :func:`cursor_round_trip`) for a random key;
-    the expected value is what the reference functions give for the same change.
+    the expected value is what the reference functions give for the same change. Then the
+    range: each position one below, at and one above 2**63 and 2**64, and one seeded
+    position between 2**64 and 2**128, read back as it is and with its last character
+    changed (14 more cases).
     """
     rng = random.Random(seed)
     hows = (
@@ -469,6 +491,19 @@ def cursor_hidden_cases(seed: int = 0, count: int = 72) -> tuple[Case, ...]:
                 "和参考实现不一致：原样读回要得到位置，任何改动或别的密钥都要得到 None。",
             )
         )
+    reference = cursor_round_trip(reference_make_cursor, reference_read_cursor)
+    near = [edge + step for edge in _BOUNDARIES for step in (-1, 0, 1)]
+    for position in [*near, rng.randint(2**64, 2**128)]:
+        for how in ("none", "flip_last"):
+            cases.append(
+                Case(
+                    f"生成的游标 {len(cases) + 1}（{how}，2**63、2**64 附近）",
+                    (position, how, KEY),
+                    reference(position, how, KEY),
+                    "和参考实现不一致：位置没有上限，2**63、2**64 及以上也要原样读回；"
+                    "改动过的照样得到 None。",
+                )
+            )
     return tuple(cases)
 
 
@@ -549,7 +584,7 @@ MAKE_CURSOR_RULES: tuple[Rule, ...] = (
         "位置完整地编码进游标",
         "把位置（一个非负整数，上次读到的评论 id）和签名一起编码。",
         "很大的位置",
-        "随机位置，最大到 2**63",
+        "随机位置，最大到 2**63；另有 2**63、2**64 附近的位置",
     ),
     Rule(
         "只用 URL 安全的字符",
@@ -596,6 +631,18 @@ READ_CURSOR_RULES: tuple[Rule, ...] = (
         "签名正确时返回位置（int）。",
         "原样读回",
         "原样读回",
+    ),
+    Rule(
+        "位置没有上限（2**63 及以上）",
+        "位置没有上限：2**63 及以上（有符号 64 位整数装不下）也要原样读回。",
+        "位置 2**63（有符号 64 位整数装不下）",
+        "2**63 减 1、本身、加 1，原样和改过",
+    ),
+    Rule(
+        "位置没有上限（2**64 及以上）",
+        "位置没有上限：2**64 及以上（64 位整数装不下）也要原样读回。",
+        "位置 2**64（64 位整数装不下）",
+        "2**64 减 1、本身、加 1，和一个到 2**128 的随机位置",
     ),
     Rule(
         "位置 0 也是位置",

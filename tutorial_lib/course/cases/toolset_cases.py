@@ -9,14 +9,18 @@ Passing the linter is not enough: any clean tool set passes it (three tools of
 :data:`~tutorial_lib.course.demos.toolsets.GOOD_TOOLSET` do). So :data:`FIXED_TOOLS_CASES` also
 checks each capability: :func:`capability_report` finds the tool that fits a capability
 best and says, requirement by requirement, what it has; a failing case names the
-requirement that is not met. :data:`TICKET_TOOLSET` is the reference, and
-:func:`fixed_tools_hidden_cases` compares which generated argument objects the learner's
-schemas accept with what the reference's accept.
+requirement that is not met. Two requirements concern the description beyond the linter:
+its opening sentence names tickets (:func:`about_tickets`: the whole word, not negated), and
+a read-only tool says it is read-only (:func:`says_read_only`). :data:`TICKET_TOOLSET` is
+the reference, and :func:`fixed_tools_hidden_cases` compares which generated argument
+objects the learner's schemas accept with what the reference's accept, then checks every
+tool's description.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,8 +36,11 @@ __all__ = [
     "FIXED_TOOLS_CASES",
     "FIXED_TOOLS_RULES",
     "TICKET_TOOLSET",
+    "about_tickets",
     "capability_report",
     "fixed_tools_hidden_cases",
+    "opening_sentence",
+    "says_read_only",
     "toolset_findings",
 ]
 
@@ -131,29 +138,84 @@ def _timeout_name(spec: ToolSpec) -> str | None:
     return None
 
 
-def _about_tickets(spec: ToolSpec) -> bool:
-    return "ticket" in spec.description.lower()
+#: Where the opening sentence ends: ``.``, ``!`` or ``?`` followed by a space or the end.
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+#: Words of a description: letters and digits, joined by ``-`` or ``_`` into one word
+#: (``ticket_id``, ``ticket-based`` and ``ticketing`` are not the word ``ticket``).
+_WORD = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)*")
+_SUBJECT = frozenset({"ticket", "tickets"})
+#: Words that negate what follows them in a sentence (``n't`` is read as ``not``).
+_NEGATIONS = frozenset({"not", "never", "without", "nor"})
+#: What counts as saying "read-only": the claims the linter's ``write_not_marked`` reads.
+_READ_ONLY_STATEMENT = re.compile(
+    r"(?<!not )\bread[- ]only\b|\bdoes not (modify|change|write)\b|\bno side[- ]effects?\b"
+    r"|\bnever (modifies|changes|writes)\b",
+    re.IGNORECASE,
+)
+
+
+def _not(text: str) -> str:
+    """``text`` with every ``n't`` spelt out as `` not`` ("doesn't" -> "does not")."""
+    return re.sub(r"n['’]t\b", " not", text)
+
+
+def opening_sentence(text: str) -> str:
+    """``text`` up to its first ``.``, ``!`` or ``?`` that a space or the end follows."""
+    end = _SENTENCE_END.search(text)
+    return text[: end.start()] if end else text
+
+
+def about_tickets(spec: ToolSpec) -> bool:
+    """Whether the opening sentence of the description says it is about tickets.
+
+    The whole word ``ticket`` or ``tickets`` (any case) must be in the opening sentence,
+    and no negation before it in that sentence: ``not``, ``never``, ``without``, ``nor``
+    (``doesn't`` counts as ``not``), or a ``no`` right before it. So "Read one ticket ..."
+    passes; "Not about tickets.", "Lists users, not tickets.", "Touches no tickets.",
+    "Read one record of the ticketing project." and a ticket named only in a later
+    sentence do not.
+    """
+    text = _not(opening_sentence(spec.description).lower())
+    previous = ""
+    for word in _WORD.findall(text):
+        if word in _NEGATIONS:
+            return False
+        if word in _SUBJECT:
+            return previous != "no"
+        previous = word
+    return False
+
+
+def says_read_only(spec: ToolSpec) -> bool:
+    """Whether the description says the tool is read-only: "read-only" (not "not
+    read-only"), "does not modify/change/write", "no side effects", "never modifies"."""
+    return bool(_READ_ONLY_STATEMENT.search(_not(spec.description)))
 
 
 Requirement = tuple[str, Callable[[ToolSpec], bool]]
+
+_ABOUT = "描述的第一句说出工单（整词 ticket 或 tickets，前面没有否定）"
+_SAYS_READ_ONLY = "描述写明只读（例如 Read-only.）"
 
 #: Each capability of the original set, as requirements a tool must meet (names in Chinese:
 #: they are what a failing case lists).
 CAPABILITIES: dict[str, tuple[Requirement, ...]] = {
     "get": (
-        ("描述说的是工单（ticket）", _about_tickets),
+        (_ABOUT, about_tickets),
         ("只读（read_only=True）", lambda s: s.annotations.read_only),
+        (_SAYS_READ_ONLY, says_read_only),
         ("唯一的必填参数是整数 id", lambda s: _id_name(s) is not None),
     ),
     "close": (
-        ("描述说的是工单（ticket）", _about_tickets),
+        (_ABOUT, about_tickets),
         ("写入（read_only=False）", lambda s: not s.annotations.read_only),
         ("唯一的必填参数是整数 id", lambda s: _id_name(s) is not None),
         ("有以秒为单位的超时参数（例如 timeout_seconds）", lambda s: _timeout_name(s) is not None),
     ),
     "list": (
-        ("描述说的是工单（ticket）", _about_tickets),
+        (_ABOUT, about_tickets),
         ("只读（read_only=True）", lambda s: s.annotations.read_only),
+        (_SAYS_READ_ONLY, says_read_only),
         ("没有必填参数（第一页不需要游标）", lambda s: not _required(s)),
         ("有可选的字符串参数 cursor", lambda s: _named(s, "cursor", "string") is not None),
     ),
@@ -241,28 +303,32 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
         "getData 的能力：按 id 读一张工单",
         (),
         _all_met("get"),
-        "读一张工单的工具：只读，唯一的必填参数是整数的工单 id，描述说明它读的是工单。",
+        "读一张工单的工具：只读，注解和描述都要说（描述里写 Read-only.）；唯一的必填参数"
+        "是整数的工单 id；描述的第一句就说出它读的是 ticket，前面没有否定。",
         key=capability_report("get"),
     ),
     Case(
         "runAction 的能力：关闭一张工单（写入，超时以秒计）",
         (),
         _all_met("close"),
-        "关闭工单的工具：写入，必填整数 id；原来的 timeout 是秒，保留它并把单位写进名字"
-        "（timeout_seconds，不是 timeout_ms）。",
+        "关闭工单的工具：写入，必填整数 id，描述的第一句就说出它关闭的是 ticket；原来的"
+        " timeout 是秒，保留它并把单位写进名字（timeout_seconds，不是 timeout_ms）。",
         key=capability_report("close"),
     ),
     Case(
         "sync 的能力：分页列出工单",
         (),
         _all_met("list"),
-        "列出工单的工具：只读，第一页不带参数，用可选的字符串参数 cursor 取下一页。",
+        "列出工单的工具：只读，注解和描述都要说（描述里写 Read-only.）；描述的第一句就说出"
+        "它列的是 tickets；第一页不带参数，用可选的字符串参数 cursor 取下一页。",
         key=capability_report("list"),
     ),
 )
 
 
 #: Every rule the exercise states, with the visible case that catches an answer breaking it.
+#: A rule that holds for each tool has one row per tool: an answer that breaks it for one
+#: tool only fails that tool's case.
 FIXED_TOOLS_RULES: tuple[Rule, ...] = (
     Rule("命名空间", "带命名空间的名称（例如 tickets_...）。", "名称带命名空间", "每个工具的名称"),
     Rule(
@@ -270,6 +336,24 @@ FIXED_TOOLS_RULES: tuple[Rule, ...] = (
         "描述写明目标、范围、分页、副作用。",
         "linter 没有发现",
         "每个工具的 linter 发现",
+    ),
+    Rule(
+        "副作用写进描述（关闭工单）",
+        "写入的工具在描述里说清它写了什么。",
+        "linter 没有发现",
+        "每个工具的 linter 发现",
+    ),
+    Rule(
+        "只读写进描述（读一张工单）",
+        "只读的两个工具在描述里写明只读（例如 Read-only.）。",
+        "getData 的能力：按 id 读一张工单",
+        "三个工具逐个查：描述写了只读，当且仅当注解是只读",
+    ),
+    Rule(
+        "只读写进描述（列出工单）",
+        "只读的两个工具在描述里写明只读（例如 Read-only.）。",
+        "sync 的能力：分页列出工单",
+        "三个工具逐个查：描述写了只读，当且仅当注解是只读",
     ),
     Rule(
         "不收未声明的参数",
@@ -309,10 +393,22 @@ FIXED_TOOLS_RULES: tuple[Rule, ...] = (
         "带或不带 cursor、cursor 的类型",
     ),
     Rule(
-        "说的是工单",
-        "三个描述都要说清楚操作的是工单（ticket）。",
+        "第一句说的是工单（读一张工单）",
+        "每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
         "getData 的能力：按 id 读一张工单",
-        "每个工具的描述",
+        "三个工具逐个查第一句，不论它们的顺序",
+    ),
+    Rule(
+        "第一句说的是工单（关闭工单）",
+        "每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
+        "runAction 的能力：关闭一张工单（写入，超时以秒计）",
+        "三个工具逐个查第一句，不论它们的顺序",
+    ),
+    Rule(
+        "第一句说的是工单（列出工单）",
+        "每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
+        "sync 的能力：分页列出工单",
+        "三个工具逐个查第一句，不论它们的顺序",
     ),
 )
 
@@ -351,6 +447,18 @@ def _accepts(fixed_tools: Callable[[], Any], capability: str, args: dict[str, An
     return Draft202012Validator(spec.input_schema).is_valid(renamed)
 
 
+def _description_facts(fixed_tools: Callable[[], Any], index: int) -> Any:
+    """What the description of the learner's tool ``index`` says: tickets? read-only?"""
+    tools = [spec for spec in fixed_tools() if isinstance(spec, ToolSpec)]
+    if index >= len(tools):
+        return f"没有第 {index + 1} 个工具"
+    spec = tools[index]
+    return {
+        "第一句说的是工单": about_tickets(spec),
+        "写明只读，当且仅当注解是只读": says_read_only(spec) == bool(spec.annotations.read_only),
+    }
+
+
 def _reference_accepts(capability: str, args: dict[str, Any]) -> bool:
     spec = {"get": TICKET_TOOLSET[0], "close": TICKET_TOOLSET[1], "list": TICKET_TOOLSET[2]}
     return Draft202012Validator(spec[capability].input_schema).is_valid(args)
@@ -374,6 +482,8 @@ def fixed_tools_hidden_cases(seed: int = 0, count: int = 90) -> tuple[Case, ...]
 
     Then one declaration case per capability: the learner's tool for it has the reference's
     namespace, linter findings (none), ``read_only`` annotation and capability requirements.
+    Last, one case per tool, in the learner's order: its description's opening sentence
+    names tickets, and it says "read-only" exactly when the annotation does.
     """
     rng = random.Random(seed)
     cases = []
@@ -400,6 +510,18 @@ def fixed_tools_hidden_cases(seed: int = 0, count: int = 90) -> tuple[Case, ...]
                 "和参考实现的声明不同：名称、linter 发现、注解、能力要求。",
                 via=_declaration,
                 shown_call=f"{{function}}() 里 {capability} 能力的工具的声明",
+            )
+        )
+    for index in range(len(TICKET_TOOLSET)):
+        cases.append(
+            Case(
+                f"描述检查（第 {index + 1} 个工具）",
+                (index,),
+                _description_facts(lambda: list(TICKET_TOOLSET), index),
+                "描述的第一句要说出 ticket 或 tickets（整词，前面没有否定）；只读的工具在描述里"
+                "写明只读，写入的工具不能这么写。",
+                via=_description_facts,
+                shown_call=f"{{function}}() 的第 {index + 1} 个工具的描述",
             )
         )
     return tuple(cases)
