@@ -63,6 +63,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "worlds": frozenset(
         {"core", "workspace", "github", "emulator", "examples", "agent", "design", "worlds"}
     ),
+    "mcp_server": frozenset({"core", "workspace", "github", "emulator", "design", "mcp_server"}),
     "course": frozenset({EVERY_LAYER, UI}),
 }
 LAYERS = tuple(ALLOWED)
