@@ -64,6 +64,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         {"core", "workspace", "github", "emulator", "examples", "agent", "design", "worlds"}
     ),
     "mcp_server": frozenset({"core", "workspace", "github", "emulator", "design", "mcp_server"}),
+    "checker": frozenset({"core", "design", "checker"}),
     "course": frozenset({EVERY_LAYER, UI}),
 }
 LAYERS = tuple(ALLOWED)

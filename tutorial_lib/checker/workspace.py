@@ -1,0 +1,119 @@
+"""Snapshots of a folder, to prove that a call left it byte-identical.
+
+:func:`snapshot` records every entry under a folder (symlinks not followed): each file's
+size and SHA-256, each directory, each symlink's target, and the kind of anything else
+(a FIFO, a socket). :func:`differences` lists what changed between two snapshots:
+``added``, ``removed`` and ``changed`` paths, relative, with ``/`` between parts.
+Modification and access times are not compared: a read may update an access time.
+
+With ``keep_bytes=True`` a snapshot also keeps the content of small files, so that
+:func:`destroyed` can tell an additive write (new files, text appended) from one that
+overwrites or removes what was there (MCP's ``destructiveHint``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["KEPT_BYTES", "Changes", "Snapshot", "destroyed", "differences", "snapshot"]
+
+#: path -> ("file", size, sha256, bytes or None) | ("dir",) | ("link", target)
+#: | ("other", mode) | ("unreadable", errno)
+Snapshot = dict[str, tuple[object, ...]]
+
+#: Files up to this size keep their bytes in a ``keep_bytes`` snapshot.
+KEPT_BYTES = 1 << 18
+
+
+def _entry(path: Path, keep_bytes: bool) -> tuple[object, ...]:
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode):
+        return ("link", os.readlink(path))
+    if stat.S_ISDIR(info.st_mode):
+        return ("dir",)
+    if stat.S_ISREG(info.st_mode):
+        digest = hashlib.sha256()
+        kept: bytes | None = None
+        with path.open("rb") as handle:
+            if keep_bytes and info.st_size <= KEPT_BYTES:
+                kept = handle.read()
+                digest.update(kept)
+            else:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
+        return ("file", info.st_size, digest.hexdigest(), kept)
+    return ("other", stat.S_IFMT(info.st_mode))
+
+
+def snapshot(root: Path, keep_bytes: bool = False) -> Snapshot:
+    """Every entry under ``root`` (see the module); unreadable entries are recorded as such."""
+    found: Snapshot = {}
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted(dirs + files):
+            path = Path(folder) / name
+            key = path.relative_to(root).as_posix()
+            try:
+                found[key] = _entry(path, keep_bytes)
+            except OSError as error:
+                found[key] = ("unreadable", error.errno)
+    return found
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What differs between two snapshots (each a sorted tuple of relative paths)."""
+
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    changed: tuple[str, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.changed)
+
+    def describe(self, limit: int = 5) -> str:
+        """``"added: a.txt; changed: b.txt"``, at most ``limit`` paths per kind."""
+        parts = []
+        for label, paths in (("added", self.added), ("removed", self.removed),
+                             ("changed", self.changed)):  # fmt: skip
+            if paths:
+                more = f" and {len(paths) - limit} more" if len(paths) > limit else ""
+                parts.append(f"{label}: {', '.join(paths[:limit])}{more}")
+        return "; ".join(parts) or "nothing"
+
+
+def differences(before: Snapshot, after: Snapshot) -> Changes:
+    """What changed from ``before`` to ``after``."""
+    return Changes(
+        added=tuple(sorted(set(after) - set(before))),
+        removed=tuple(sorted(set(before) - set(after))),
+        changed=tuple(sorted(k for k in set(before) & set(after) if before[k] != after[k])),
+    )
+
+
+def destroyed(before: Snapshot, after: Snapshot) -> list[str]:
+    """The paths a write removed or overwrote: a file that is gone, or whose new content
+    does not begin with its old content (appending is additive; a file too large to keep
+    in ``before`` counts as overwritten when it changed)."""
+    found = []
+    for path, old in sorted(before.items()):
+        new = after.get(path)
+        if new is None:
+            found.append(path)
+        elif new != old:
+            if old[0] == "file" and new[0] == "file":
+                old_bytes, new_bytes = old[3], new[3]
+                if (
+                    isinstance(old_bytes, bytes)
+                    and isinstance(new_bytes, bytes)
+                    and new_bytes.startswith(old_bytes)
+                ):
+                    continue  # appended: additive
+                found.append(path)
+            elif old[0] != "dir":
+                found.append(path)
+    return found
