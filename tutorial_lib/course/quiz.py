@@ -10,24 +10,41 @@ the answers are not sitting in a code cell above the quiz. A bank question gives
 option its own reason (why it is right or wrong); the learner sees them all after answering.
 A prompt may show a tool result or a cell's output as a fenced block (three backticks on a
 line of their own); the widget renders it as preformatted text.
+
+For a class, a quiz can record each learner's first answer to every question in a local
+JSON file (opt-in): ``load_quiz("08", record_to="answers.json", learner="alice")``, or the
+environment variables ``TUTORIAL_LIB_QUIZ_ANSWERS`` (the file) and ``TUTORIAL_LIB_LEARNER``.
+The file is deterministic (sorted keys, no timestamps unless a ``clock`` is given);
+``python tools/instructor.py items FILES...`` turns a class's files into an item analysis.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
+import os
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
 
 from tutorial_lib.course.table import wrap
 
-__all__ = ["Feedback", "Question", "Quiz", "QuizView", "load_quiz"]
+__all__ = [
+    "ANSWERS_FORMAT",
+    "AnswerRecorder",
+    "Feedback",
+    "Question",
+    "Quiz",
+    "QuizView",
+    "load_quiz",
+]
 
 LETTERS = string.ascii_uppercase
 #: Display columns of the plain-text quiz: prose wraps to fit a notebook's output area.
@@ -37,6 +54,11 @@ _FENCE = re.compile(r"^```[\w-]*\n(.*?)\n```$", re.DOTALL | re.MULTILINE)
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 # Long JSON lines wrap instead of scrolling sideways inside the quiz; a grey box sets them off.
 _CODE_STYLE = "white-space:pre-wrap;background:#f6f8fa;padding:4px 8px"
+#: The ``format`` of an answers file written by :class:`AnswerRecorder`.
+ANSWERS_FORMAT = "tutorial-lib-quiz-answers/1"
+#: Opt-in recording without changing a notebook: the answers file and the learner's name.
+ANSWERS_ENV = "TUTORIAL_LIB_QUIZ_ANSWERS"
+LEARNER_ENV = "TUTORIAL_LIB_LEARNER"
 
 
 @dataclass(frozen=True)
@@ -80,6 +102,12 @@ class Question:
     def shows_output(self) -> bool:
         """Whether the prompt shows a tool result or an output as a fenced block."""
         return _FENCE.search(self.prompt) is not None
+
+    @property
+    def fingerprint(self) -> str:
+        """12 hex digits that change when the prompt, the options or the answer change."""
+        text = json.dumps([self.prompt, list(self.options), self.answer], ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
     def text(self, number: int) -> str:
         """The question and its options as plain text (no answer, no explanation)."""
@@ -137,14 +165,93 @@ class Feedback:
         return "\n".join(lines)
 
 
-class Quiz:
-    """A titled list of questions. Show it with :meth:`show`, answer with :meth:`answer`."""
+class AnswerRecorder:
+    """Keeps one learner's first answer to each question in a JSON file, for the instructor.
 
-    def __init__(self, title: str, questions: Sequence[Question]) -> None:
+    The file holds ``{"format", "learner", "quizzes": {chapter: {"title", "answers":
+    {number: {"chosen", "correct", "question"}}}}}`` (``question``: the question's
+    fingerprint, so answers to a changed question are not pooled). Like the widget, which
+    locks a question once submitted, only the first answer counts: later ones are not
+    written. Keys are sorted and nothing depends on the time, unless ``clock`` is given:
+    then each answer also gets ``"at": clock()``. Each answer rewrites the whole file
+    (through a temporary file and a rename, so a crash never leaves half a file).
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], learner: str, *, clock: Callable[[], str] | None = None
+    ) -> None:
+        if not isinstance(learner, str) or not learner.strip():
+            raise ValueError("recording answers needs the learner's name (learner='alice')")
+        self.path = Path(path)
+        self.learner = learner.strip()
+        self.clock = clock
+        data = self._read()
+        if data["learner"] != self.learner:
+            raise ValueError(
+                f"{self.path} holds the answers of {data['learner']!r}, not {self.learner!r}:"
+                " give each learner a file of their own"
+            )
+
+    def __repr__(self) -> str:
+        return f"AnswerRecorder({str(self.path)!r}, learner={self.learner!r})"
+
+    def _read(self) -> dict[str, Any]:
+        if not self.path.exists():
+            return {"format": ANSWERS_FORMAT, "learner": self.learner, "quizzes": {}}
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{self.path} is not a readable answers file: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != ANSWERS_FORMAT:
+            raise ValueError(f"{self.path} is not an answers file (format {ANSWERS_FORMAT!r})")
+        return data
+
+    def record(self, chapter: str, title: str, question: Question, result: Feedback) -> bool:
+        """Write ``result`` unless this question already has an answer; True if written."""
+        data = self._read()
+        quiz = data["quizzes"].setdefault(chapter, {"title": title, "answers": {}})
+        key = str(result.number)
+        if key in quiz["answers"]:
+            return False
+        entry: dict[str, Any] = {
+            "chosen": result.chosen,
+            "correct": result.correct_answer,
+            "question": question.fingerprint,
+        }
+        if self.clock is not None:
+            entry["at"] = self.clock()
+        quiz["answers"][key] = entry
+        text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        partial = self.path.with_name(self.path.name + ".partial")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, self.path)
+        return True
+
+
+class Quiz:
+    """A titled list of questions. Show it with :meth:`show`, answer with :meth:`answer`.
+
+    With a ``recorder`` (and the ``chapter`` it files the answers under), every submitted
+    answer, from the widget or from :meth:`answer`, is also recorded.
+    """
+
+    def __init__(
+        self,
+        title: str,
+        questions: Sequence[Question],
+        *,
+        chapter: str | None = None,
+        recorder: AnswerRecorder | None = None,
+    ) -> None:
         if not questions:
             raise ValueError("a quiz needs at least one question")
+        if recorder is not None and not chapter:
+            raise ValueError("a quiz that records answers needs its chapter ('08')")
         self.title = title
         self.questions: tuple[Question, ...] = tuple(questions)
+        self.chapter = chapter
+        self.recorder = recorder
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -169,13 +276,20 @@ class Quiz:
             )
         return Feedback(number, letter, question.answer, question.explanation, question.reasons)
 
+    def submit(self, number: int, choice: str) -> Feedback:
+        """Judge ``choice`` as a submitted answer: like :meth:`feedback`, and recorded if set up."""
+        result = self.feedback(number, choice)
+        if self.recorder is not None and self.chapter is not None:
+            self.recorder.record(self.chapter, self.title, self.question(number), result)
+        return result
+
     def answer(self, number: int, choice: str) -> None:
         """Answer question ``number`` with an option letter; prints the verdict and explanation.
 
-        The headless path of the widget: same decision, same text. Use :meth:`feedback`
-        to get the verdict as a value.
+        The headless path of the widget: same decision, same text, recorded the same way.
+        Use :meth:`feedback` to get the verdict as a value without submitting it.
         """
-        print(self.feedback(number, choice).text())
+        print(self.submit(number, choice).text())
 
     def text(self) -> str:
         """The whole quiz as plain text, without answers or explanations."""
@@ -203,15 +317,35 @@ class Quiz:
         return QuizView(self)
 
 
-def load_quiz(chapter: str) -> Quiz:
-    """Load a chapter's quiz from the quiz bank, e.g. ``load_quiz("00")``."""
+def load_quiz(
+    chapter: str,
+    *,
+    record_to: str | os.PathLike[str] | None = None,
+    learner: str | None = None,
+    clock: Callable[[], str] | None = None,
+) -> Quiz:
+    """Load a chapter's quiz from the quiz bank, e.g. ``load_quiz("00")``.
+
+    ``record_to`` and ``learner`` (or the environment variables ``TUTORIAL_LIB_QUIZ_ANSWERS``
+    and ``TUTORIAL_LIB_LEARNER``) record the learner's submitted answers there, for the
+    class's item analysis (:class:`AnswerRecorder`; ``clock`` adds a time to each answer).
+    """
     if not (isinstance(chapter, str) and len(chapter) == 2 and chapter.isdigit()):
         raise ValueError(f"chapter must be two digits such as '00', got {chapter!r}")
     bank = resources.files("tutorial_lib.course.quiz_bank")
     source = bank.joinpath(f"{chapter}.json")
     if not source.is_file():
         raise ValueError(f"no quiz for chapter {chapter!r}")
-    return quiz_from_dict(json.loads(source.read_text(encoding="utf-8")))
+    quiz = quiz_from_dict(json.loads(source.read_text(encoding="utf-8")))
+    if record_to is None and learner is not None:
+        raise ValueError("learner= needs record_to= (the file to record the answers in)")
+    if record_to is None:
+        record_to = os.environ.get(ANSWERS_ENV) or None
+        learner = os.environ.get(LEARNER_ENV)
+    if record_to is None:
+        return quiz
+    recorder = AnswerRecorder(record_to, learner or "", clock=clock)
+    return Quiz(quiz.title, quiz.questions, chapter=chapter, recorder=recorder)
 
 
 def quiz_from_dict(data: dict[str, Any]) -> Quiz:
@@ -292,7 +426,7 @@ class _QuestionView:
     def _on_submit(self, _button: Any) -> None:
         if self.options.value is None:
             return
-        result = self.quiz.feedback(self.number, self.options.value)
+        result = self.quiz.submit(self.number, self.options.value)
         # The first answer counts: lock the question so the score stays honest.
         self.options.disabled = True
         self.submit.disabled = True
