@@ -33,7 +33,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import anyio
 import mcp_types as types
@@ -150,12 +150,34 @@ class _WireState:
     unreadable: list[str] = field(default_factory=list)  # lines the client cannot parse
 
 
-class _RawWire:
-    """The write side of the transport: swaps placeholders for raw JSON (see the module)."""
+_W = TypeVar("_W", bound="_Wrapped")
+
+
+class _Wrapped:
+    """A stream around ``inner``: closes and enters/exits as ``inner`` does."""
 
     def __init__(self, inner: Any, state: _WireState) -> None:
         self._inner = inner
         self._state = state
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self: _W) -> _W:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_val: BaseException | None,
+        exc_tb: TracebackType | None,
+    ) -> bool | None:
+        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
+
+
+class _RawWire(_Wrapped):
+    """The write side of the transport: swaps placeholders for raw JSON (see the module)."""
 
     async def send(self, item: SessionMessage, /) -> None:
         message = item.message
@@ -175,29 +197,10 @@ class _RawWire:
                 item = SessionMessage(message=replaced, metadata=item.metadata)
         await self._inner.send(item)
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    async def __aenter__(self) -> _RawWire:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
-
-
-class _Watch:
+class _Watch(_Wrapped):
     """The read side: counts JSON-RPC errors with id null (parse errors) and lines the SDK
     could not parse (they arrive as exceptions) as they pass."""
-
-    def __init__(self, inner: Any, state: _WireState) -> None:
-        self._inner = inner
-        self._state = state
 
     def _see(self, item: Any) -> Any:
         if isinstance(item, Exception):
@@ -213,26 +216,11 @@ class _Watch:
     async def receive(self) -> Any:
         return self._see(await self._inner.receive())
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
     def __aiter__(self) -> _Watch:
         return self
 
     async def __anext__(self) -> Any:
         return self._see(await self._inner.__anext__())
-
-    async def __aenter__(self) -> _Watch:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> bool | None:
-        return await self._inner.__aexit__(exc_type, exc_val, exc_tb)
 
 
 class _Transport:

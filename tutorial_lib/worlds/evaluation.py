@@ -845,7 +845,7 @@ def _run(
     with open_world(task.faults) as world:
         registry = version.registry(world)
         tools = _shown(version, registry)
-        tool_chars = len(json.dumps(tools, ensure_ascii=False, separators=(",", ":")))
+        tool_chars = _chars(tools)
         reader: ReaderModel | None = None
         if model_factory is None:
             reader = ReaderModel(task.need, tools, Priors.draw(seed))
@@ -887,7 +887,6 @@ def evaluate(
     loop: Iterable[InterfaceVersion] = progress(versions) if progress else versions
     for version in loop:
         mine: list[RunResult] = []
-        tool_chars = 0
         for task in tasks:
             made: list[tuple[dict[str, bool], RunResult]] = []
             for seed in seed_list:
@@ -909,16 +908,21 @@ def evaluate(
                 if consulted is not None:
                     made.append((consulted, result))
                 mine.append(result)
-            tool_chars = max(tool_chars, _tool_chars(version))
-        figures.append(VersionFigures.of(version.name, mine, tool_chars))
+        figures.append(VersionFigures.of(version.name, mine, _tool_chars(version)))
         runs += mine
     return EvaluationReport(tuple(figures), tuple(runs), simulated=model_factory is None)
 
 
+def _chars(tools: Sequence[Mapping[str, Any]]) -> int:
+    """Characters of a tool list as a request carries it (compact JSON)."""
+    return len(json.dumps(list(tools), ensure_ascii=False, separators=(",", ":")))
+
+
 def _tool_chars(version: InterfaceVersion) -> int:
+    """The size of ``version``'s shown tool list (the same for every task: one world)."""
     with open_world() as world:
         tools = _shown(version, version.registry(world))
-    return len(json.dumps(tools, ensure_ascii=False, separators=(",", ":")))
+    return _chars(tools)
 
 
 # --------------------------------------------------------------------------- the view
