@@ -51,6 +51,11 @@ from tutorial_lib.checker.__main__ import ProgressBar, main
 from tutorial_lib.checker.run import proposals
 from tutorial_lib.checker.static import lists_choices, pattern_bounds_length, static_findings
 from tutorial_lib.checker.workspace import destroyed
+from tutorial_lib.course.demos.reference_server import (
+    FILESYSTEM_SERVER_INSTALL,
+    FILESYSTEM_SERVER_PACKAGE,
+    filesystem_server_script,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -61,12 +66,9 @@ FLAWED = [sys.executable, str(TESTS / "mcp_flawed_server.py")]
 TIMEOUT = "1.5"  # a call takes milliseconds; a planted hang costs one limit
 WIRE = "lone_surrogate,deep_nesting"
 
-FS_PACKAGE = "@modelcontextprotocol/server-filesystem"
-FS_VERSION = "2026.8.31"
-FS_INSTALL = (
-    f"npm install --no-audit --no-fund --save-exact --prefix .ci/node {FS_PACKAGE}@{FS_VERSION}"
-)
-FS_SERVER = ROOT / ".ci" / "node" / "node_modules" / FS_PACKAGE / "dist" / "index.js"
+FS_PACKAGE = FILESYSTEM_SERVER_PACKAGE
+FS_INSTALL = FILESYSTEM_SERVER_INSTALL
+FS_SERVER = filesystem_server_script(ROOT)
 
 
 def check(
@@ -316,6 +318,10 @@ def test_the_course_server_is_clean_at_error_and_its_reads_leave_the_workspace_a
     assert not [f for f in report["findings"] if RULES[f["rule"]].family == "paging"]
 
 
+def test_ci_installs_the_reference_server_version_the_course_pins() -> None:
+    assert FILESYSTEM_SERVER_INSTALL in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
 @pytest.fixture
 def filesystem_server() -> list[str]:
     node = shutil.which("node")
@@ -342,7 +348,7 @@ def test_the_reference_filesystem_server(tmp_path: Path, filesystem_server: list
     tools = {t["name"]: t for t in report["tools"]}
     assert tools["write_file"]["calls"] == 0 and tools["read_text_file"]["status"] == "checked"
     found = {(f["tool"], f["rule"]) for f in report["findings"]}
-    # what this version (FS_VERSION) is known to do: open argument objects, undocumented
+    # what the pinned version is known to do: open argument objects, undocumented
     # arguments, and an echo of a lone surrogate the SDK's client cannot parse
     assert ("read_text_file", "additional_properties_allowed") in found
     assert ("read_text_file", "extra_field_ignored") in found

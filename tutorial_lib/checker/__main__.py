@@ -10,7 +10,6 @@ on stderr when stderr is a terminal.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -137,9 +136,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     kinds = _kinds(args, parser)
     if args.workspace is not None and not args.workspace.is_dir():
         parser.error(f"--workspace {args.workspace}: not a directory")
-
-    # The SDK logs (with a traceback) every line it cannot parse; the report says it once.
-    logging.getLogger("mcp").setLevel(logging.CRITICAL)
 
     from tutorial_lib.checker.connection import ServerUnavailable
     from tutorial_lib.checker.report import render_json, render_markdown

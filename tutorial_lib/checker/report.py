@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +32,10 @@ __all__ = [
     "Report",
     "ToolCoverage",
     "exit_code",
+    "render_findings",
     "render_json",
     "render_markdown",
+    "summary_rows",
 ]
 
 #: The ``tool`` of a finding about the whole server (its JSON reader, its process).
@@ -219,6 +223,69 @@ def _code(text: str) -> str:
 # -- renderings ---------------------------------------------------------------------------
 
 
+def summary_rows(report: Report) -> list[list[str]]:
+    """The summary table: a header row, then per tool (in the server's order) whether it
+    is read-only, whether it was called (and why not), its calls and findings per severity;
+    a last row for the server's own findings, if any."""
+    rows = [["tool", "read-only", "checked", "calls", "errors", "warnings", "info"]]
+    for tool in report.tools:
+        c = report.counts(tool.name)
+        checked = tool.status if not tool.reason else f"{tool.status}: {tool.reason}"
+        rows.append(
+            [tool.name, "yes" if tool.read_only else "no", checked, str(tool.calls),
+             str(c["error"]), str(c["warning"]), str(c["info"])]
+        )  # fmt: skip
+    server_counts = report.counts(SERVER)
+    if sum(server_counts.values()):
+        counts = [str(server_counts[s]) for s in ("error", "warning", "info")]
+        rows.append([SERVER, "", "", "", *counts])
+    return rows
+
+
+def render_findings(
+    report: Report,
+    tools: Sequence[str] | None = None,
+    rules: Sequence[str] | None = None,
+    width: int | None = None,
+) -> str:
+    """The findings as Markdown, per tool in report order: severity, rule, chapter,
+    message, the fix and, for a behavioural finding, the call and the answer (trimmed).
+    ``tools`` and ``rules`` keep only those tools' or rules' findings; ``width`` wraps
+    each line to that many characters (continuations indented), for a terminal."""
+    findings = [
+        f
+        for f in report.sorted_findings()
+        if (tools is None or f.tool in tools) and (rules is None or f.rule in rules)
+    ]
+    if not findings:
+        return "No findings.\n"
+    lines: list[str] = []
+    current = None
+    for index, finding in enumerate(findings):
+        if finding.tool != current:
+            current = finding.tool
+            lines += [f"### {_code(finding.tool) if finding.tool != SERVER else SERVER}", ""]
+        lines.append(
+            f"- **{finding.severity}** `{finding.rule}` ({finding.chapter}): {_md(finding.message)}"
+        )
+        if finding.fix:
+            lines.append(f"  - fix: {_md(finding.fix)}")
+        if finding.evidence is not None:
+            ev = finding.evidence
+            lines.append(f"  - call ({ev.kind}): {_code(trim(ev.call_text()))}")
+            lines.append(f"  - answer: {_code(trim(ev.answer))}")
+        if index + 1 == len(findings) or findings[index + 1].tool != current:
+            lines.append("")
+    if width is not None:
+        lines = [wrapped for line in lines for wrapped in _wrap(line, width)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    indent = " " * (len(line) - len(line.lstrip(" ")) + 2)
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
+
+
 def render_markdown(report: Report, *, timings: bool = False) -> str:
     """The report for people: server, summary table, findings per tool, chapters.
 
@@ -245,42 +312,14 @@ def render_markdown(report: Report, *, timings: bool = False) -> str:
         f" (fail on {report.fail_on}: {verdict})."
     )
     lines += ["", "## Summary", ""]
-    lines += [
-        "| tool | read-only | checked | calls | errors | warnings | info |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for tool in report.tools:
-        c = report.counts(tool.name)
-        checked = tool.status if not tool.reason else f"{tool.status}: {tool.reason}"
-        lines.append(
-            f"| `{tool.name}` | {'yes' if tool.read_only else 'no'} | {_md(checked)}"
-            f" | {tool.calls} | {c['error']} | {c['warning']} | {c['info']} |"
-        )
-    server_counts = report.counts(SERVER)
-    if sum(server_counts.values()):
-        lines.append(
-            f"| {SERVER} | | | | {server_counts['error']} | {server_counts['warning']}"
-            f" | {server_counts['info']} |"
-        )
+    rows = summary_rows(report)
+    lines += ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    for row in rows[1:]:
+        cells = [f"`{row[0]}`" if row[0] != SERVER else SERVER, *map(_md, row[1:])]
+        lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "## Findings", ""]
-    if not findings:
-        lines += ["No findings.", ""]
-    current = None
-    for index, finding in enumerate(findings):
-        if finding.tool != current:
-            current = finding.tool
-            lines += [f"### {_code(finding.tool) if finding.tool != SERVER else SERVER}", ""]
-        lines.append(
-            f"- **{finding.severity}** `{finding.rule}` ({finding.chapter}): {_md(finding.message)}"
-        )
-        if finding.fix:
-            lines.append(f"  - fix: {_md(finding.fix)}")
-        if finding.evidence is not None:
-            ev = finding.evidence
-            lines.append(f"  - call ({ev.kind}): {_code(trim(ev.call_text()))}")
-            lines.append(f"  - answer: {_code(trim(ev.answer))}")
-        if index + 1 == len(findings) or findings[index + 1].tool != current:
-            lines.append("")
+    lines += render_findings(report).splitlines()
+    lines.append("")
     notes = [(t.name, n) for t in report.tools for n in t.notes]
     if notes:
         lines += ["## Notes", ""]

@@ -41,9 +41,11 @@ naming the kinds, with the first call as evidence.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -941,6 +943,24 @@ async def check(command: Sequence[str], options: CheckOptions | None = None) -> 
     if unknown:
         raise ValueError(f"no hostile kinds {unknown}; kinds: {', '.join(KINDS)}")
     began = time.perf_counter()
+    with _sdk_parse_errors_silenced():
+        return await _check(command, options, began)
+
+
+@contextmanager
+def _sdk_parse_errors_silenced() -> Iterator[None]:
+    # The SDK's stdio client logs every line it cannot parse, traceback included; the
+    # report already names each such answer once (answer_unreadable, request_dropped).
+    sdk_log = logging.getLogger("mcp")
+    level = sdk_log.level
+    sdk_log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        sdk_log.setLevel(level)
+
+
+async def _check(command: Sequence[str], options: CheckOptions, began: float) -> Report:
     connection = Connection(
         list(command),
         timeout_s=options.timeout_s,
