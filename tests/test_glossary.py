@@ -237,3 +237,61 @@ def test_quiz_text_uses_no_banned_variant(path):
     texts = [(f"{rel(path)} {where}", text) for where, text in quiz_texts(path)]
     problems = violations(texts)
     assert not problems, "\n".join(problems)
+
+
+# --- the English edition's term base ---------------------------------------------------------
+
+ENGLISH_BANNED_HEADING = "英文版禁用的写法"
+TRANSLATIONS = sorted(ROOT.glob("translations/en/*/*.md"))
+
+
+def parse_english_banned() -> list[Banned]:
+    """The English renderings that must not appear (matched case-insensitively)."""
+    text = GLOSSARY.read_text(encoding="utf-8")
+    banned = []
+    for row in table_rows(text, ENGLISH_BANNED_HEADING):
+        assert len(row) == 5, f"a banned row needs 5 cells: {row}"
+        variant, how, preferred, exceptions, _why = row
+        assert how in ("字面", "正则"), f"匹配 must be 字面 or 正则: {row}"
+        pattern = unquote(variant) if how == "正则" else re.escape(unquote(variant))
+        banned.append(
+            Banned(f"(?i){pattern}", True, preferred, tuple(CODE_SPAN.findall(exceptions)))
+        )
+    return banned
+
+
+ENGLISH_BANNED = parse_english_banned()
+
+
+def english_violations(texts: list[tuple[str, str]]) -> list[str]:
+    return [
+        f"{where}: '{banned.variant[4:]}' (write {banned.preferred}) in …{context}…"
+        for where, text in texts
+        for banned in ENGLISH_BANNED
+        for context in banned.find(text)
+    ]
+
+
+def test_the_english_banned_renderings_match_what_they_should():
+    assert english_violations([("s", "Every call travels the Call Chain.")])
+    assert english_violations([("s", "the idempotence key of the write")])
+    assert not english_violations([("s", "the idempotency key of the write")])
+    assert not english_violations([("s", "GitHub's `next_page_token`")])
+    preferred = {term.english.split(" (")[0].lower() for term in TERMS}
+    for banned in ENGLISH_BANNED:
+        banned.pattern()  # compiles
+        assert not banned.find(banned.preferred), f"'{banned.variant}' bans its own replacement"
+        assert banned.variant[4:].lower() not in preferred, f"{banned.variant} is a term"
+
+
+@pytest.mark.parametrize("path", TRANSLATIONS, ids=rel)
+def test_english_prose_uses_no_banned_rendering(path):
+    problems = english_violations([(rel(path), path.read_text(encoding="utf-8"))])
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", QUIZ_BANKS, ids=rel)
+def test_english_quiz_text_uses_no_banned_rendering(path):
+    texts = [(f"{rel(path)} {w}", t) for w, t in quiz_texts(path) if w.endswith("_en")]
+    problems = english_violations(texts)
+    assert not problems, "\n".join(problems)

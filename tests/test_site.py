@@ -1,0 +1,145 @@
+"""The offline static site (tools/site.py) in a real browser, with the network shut.
+
+``.ci/run`` builds the site into ``site/`` before the test command (``python tools/site.py
+build``, about 20 s). This test serves that folder on 127.0.0.1 and opens every page in
+Debian's Chromium through Playwright with every request outside 127.0.0.1 aborted and
+counted: the count must be 0. On each page: no console error and no uncaught exception;
+every saved widget view rendered from its saved state; each chapter's quiz shows its
+questions, chapter 07's confirmation widgets show their buttons, and each page links to the
+same page in the other language. Locally without Chromium or without a built site the test
+skips with the command to run; in CI (``CI=true``) it fails instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from tools import site
+
+pytestmark = pytest.mark.browser
+
+SITE = site.DEFAULT_OUT
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
+RENDER_TIMEOUT_MS = 30_000
+
+
+def _unavailable(message: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(message + " (in CI, .ci/run provides it)")
+    pytest.skip(message)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base's name
+        pass
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[str]:
+    if not (SITE / site.EDITIONS["zh"]["index"]).is_file():
+        _unavailable(f"site not built: run python tools/site.py build ({site.VENDOR_INSTALL})")
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_ci_installs_the_vendored_scripts_the_build_copies() -> None:
+    ci = (site.ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert site.VENDOR_INSTALL in ci and "python tools/site.py build" in ci
+
+
+def test_the_site_has_every_page_of_both_editions() -> None:
+    pages = site.pages()
+    by_language = {lang: [p for p in pages if p.language == lang] for lang in site.EDITIONS}
+    assert len(by_language["zh"]) == len(by_language["en"]) == 30
+    assert {p.counterpart for p in by_language["zh"]} == {p.relative for p in by_language["en"]}
+
+
+def test_every_page_loads_offline_with_its_widgets_and_no_console_error(served: str) -> None:
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not os.access(chromium, os.X_OK):
+        _unavailable("Chromium missing: sudo apt-get install chromium")
+    names = sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html"))
+    assert len(names) == len(site.pages()) + len(site.EDITIONS), names
+    blocked: list[str] = []
+    problems: list[str] = []
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+
+            def route(request_route: object) -> None:
+                url = request_route.request.url  # type: ignore[attr-defined]
+                if url.startswith(served):
+                    request_route.continue_()  # type: ignore[attr-defined]
+                else:
+                    blocked.append(url)
+                    request_route.abort()  # type: ignore[attr-defined]
+
+            current = {"name": ""}
+            page.route("**/*", route)
+            page.on(
+                "console",
+                lambda m: (
+                    problems.append(f"{current['name']}: console {m.type}: {m.text}")
+                    if m.type == "error"
+                    else None
+                ),
+            )
+            page.on("pageerror", lambda e: problems.append(f"{current['name']}: {e}"))
+            for name in names:
+                current["name"] = name
+                page.goto(served + name, wait_until="load")
+                views = page.locator(WIDGET_VIEW).count()
+                if views:
+                    page.wait_for_function(
+                        "n => document.querySelectorAll('.widget-subarea').length >= n",
+                        arg=views,
+                        timeout=RENDER_TIMEOUT_MS,
+                    )
+                _check_page(page, name, views, problems)
+        finally:
+            browser.close()
+    assert blocked == [], f"{len(blocked)} requests left 127.0.0.1: {blocked[:5]}"
+    assert problems == [], "\n".join(problems)
+
+
+def _check_page(page: object, name: str, views: int, problems: list[str]) -> None:
+    locate = page.locator  # type: ignore[attr-defined]
+    if name.startswith(("zh/notebooks/", "en/notebooks/")):
+        if views == 0:
+            problems.append(f"{name}: no saved widget (the quiz needs one)")
+        if locate(".tl-quiz-question").count() < 3:
+            problems.append(f"{name}: the quiz's questions did not render")
+    if "/notebooks/07_" in name and locate(".tl-confirm button").count() < 3:
+        problems.append(f"{name}: the confirmation widgets did not render their buttons")
+    if "/" in name:  # a notebook page: the language switch points at its counterpart
+        other = "en/" if name.startswith("zh/") else "zh/"
+        href = locate("nav.course-nav a[hreflang]").get_attribute("href")
+        if href != "../../" + other + name.split("/", 1)[1]:
+            problems.append(f"{name}: the language switch points at {href}")
