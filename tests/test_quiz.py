@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import string
 from collections import Counter
 from collections.abc import Iterator
 from importlib import resources
+from typing import Any
 
 import pytest
 
+from tutorial_lib.core.language import LANGUAGE_VARIABLE
 from tutorial_lib.course.quiz import Question, Quiz, QuizView, load_quiz, quiz_from_dict
 
 QUESTION = Question("2 + 2?", ("3", "4"), "B", "Two and two make four.")
@@ -297,3 +301,183 @@ def test_quiz_from_dict_reads_reasons_and_refuses_half_of_them():
     half = {"prompt": "p", "options": [option, "b"], "answer": "A", "explanation": "e"}
     with pytest.raises(ValueError, match="every option a reason"):
         quiz_from_dict({"title": "t", "questions": [half]})
+
+
+# --- the English edition ---------------------------------------------------------------------
+
+#: Chinese characters and full-width punctuation: none may be left in an English text.
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+FENCE = re.compile(r"^```[\w-]*\n(.*?)\n```$", re.DOTALL | re.MULTILINE)
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def bank_data(chapter: str) -> dict[str, Any]:
+    bank = resources.files("tutorial_lib.course.quiz_bank")
+    return json.loads(bank.joinpath(f"{chapter}.json").read_text("utf-8"))
+
+
+def bank_pairs(chapter: str) -> Iterator[tuple[str, str, str]]:
+    """(where, Chinese text, its English sibling or "") for every text of a bank."""
+    data = bank_data(chapter)
+    yield "title", data["title"], data.get("title_en") or ""
+    for number, question in enumerate(data["questions"], start=1):
+        where = f"Q{number}"
+        yield f"{where} prompt", question["prompt"], question.get("prompt_en") or ""
+        yield (
+            f"{where} explanation",
+            question["explanation"],
+            question.get("explanation_en") or "",
+        )
+        for letter, option in zip(string.ascii_uppercase, question["options"], strict=False):
+            yield f"{where} option {letter} text", option["text"], option.get("text_en") or ""
+            yield f"{where} option {letter} why", option["why"], option.get("why_en") or ""
+
+
+@pytest.mark.parametrize("chapter", bank_chapters())
+def test_every_bank_text_has_a_non_empty_english_sibling(chapter):
+    data = bank_data(chapter)
+    assert set(data) == {"chapter", "title", "title_en", "questions"}, sorted(data)
+    for number, question in enumerate(data["questions"], start=1):
+        keys = {"prompt", "prompt_en", "options", "answer", "explanation", "explanation_en"}
+        assert set(question) == keys, f"bank {chapter} Q{number}: keys {sorted(question)}"
+        for letter, option in zip(string.ascii_uppercase, question["options"], strict=False):
+            assert set(option) == {"text", "text_en", "why", "why_en"}, (
+                f"bank {chapter} Q{number} option {letter}: keys {sorted(option)}"
+            )
+        for key in ("text_en", "why_en"):
+            english = [option.get(key) for option in question["options"]]
+            assert len(set(english)) == len(english), f"bank {chapter} Q{number}: repeated {key}"
+    missing = [where for where, _, english in bank_pairs(chapter) if not english.strip()]
+    assert not missing, f"bank {chapter}: no English text for {missing}"
+    untranslated = [
+        f"{where}: {CJK.findall(english)}"
+        for where, _, english in bank_pairs(chapter)
+        if CJK.search(english)
+    ]
+    assert not untranslated, f"bank {chapter}: Chinese left in the English text: {untranslated}"
+
+
+@pytest.mark.parametrize("chapter", bank_chapters())
+def test_english_keeps_the_shown_outputs_and_the_code(chapter):
+    for where, chinese, english in bank_pairs(chapter):
+        assert len(FENCE.findall(english)) == len(FENCE.findall(chinese)), (
+            f"bank {chapter} {where}: the English shows another number of outputs"
+        )
+        spans = {span for span in CODE_SPAN.findall(FENCE.sub("", chinese)) if not CJK.search(span)}
+        lost = spans - set(CODE_SPAN.findall(FENCE.sub("", english)))
+        assert not lost, f"bank {chapter} {where}: code spans missing in English: {sorted(lost)}"
+        for shown_zh, shown_en in zip(FENCE.findall(chinese), FENCE.findall(english), strict=True):
+            # A shown output keeps every line without Chinese (spacing may differ in a table).
+            english_lines = [line.split() for line in shown_en.split("\n")]
+            changed = [
+                line
+                for line in shown_zh.split("\n")
+                if not CJK.search(line) and set(line) - set("- ")
+                if line.split() not in english_lines
+            ]
+            assert not changed, f"bank {chapter} {where}: shown output changed: {changed}"
+
+
+@pytest.mark.parametrize("chapter", bank_chapters())
+def test_the_english_correct_option_is_rarely_the_longest(chapter, monkeypatch):
+    # The Chinese bank's length balance must survive translation.
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "en")
+    questions = load_quiz(chapter).questions
+    longest = [n for n, q in enumerate(questions, start=1) if correct_is_strictly_longest(q)]
+    assert len(longest) <= int(0.25 * len(questions)), f"quiz {chapter} in English: Q{longest}"
+
+
+def test_a_quiz_loaded_in_english_speaks_english(monkeypatch):
+    data = bank_data("00")
+    first = data["questions"][0]
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "en")
+    quiz = load_quiz("00")
+    question = quiz.questions[0]
+    assert quiz.language == "en"
+    assert quiz.title == data["title_en"]
+    assert question.prompt == first["prompt_en"]
+    assert question.options == tuple(option["text_en"] for option in first["options"])
+    assert question.reasons == tuple(option["why_en"] for option in first["options"])
+    assert question.explanation == first["explanation_en"]
+    wrong = next(letter for letter in question.letters if letter != question.answer)
+    feedback = quiz.feedback(1, wrong)
+    assert feedback.verdict == (
+        f"Question 1: you chose {wrong}, which is wrong; the correct answer is {question.answer}."
+    )
+    assert quiz.feedback(1, question.answer).verdict == (
+        f"Question 1: you chose {question.answer}, which is correct."
+    )
+    shown = feedback.text()
+    assert "Explanation: " in shown and "Option by option:" in shown
+    assert first["options"][0]["why_en"].split()[0] in shown
+    text = quiz.text()
+    assert text.startswith(f"Quiz: {data['title_en']} (6 questions;")
+    assert text.endswith("or run quiz.answer(number, 'letter').")
+    assert not CJK.search(text + shown), "Chinese left in the English quiz"
+
+
+def test_the_english_widget_has_english_labels(monkeypatch):
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "en")
+    quiz = load_quiz("00")
+    view = quiz.widget()
+    question = view.question_views[0]
+    assert view.heading.value == f"<h3>Quiz: {bank_data('00')['title_en']}</h3>"
+    assert question.submit.description == "Submit answer"
+    assert view.score.value == "Answered 0/6, 0 correct."
+    view.choose(1, quiz.questions[0].answer)
+    assert '<div class="tl-quiz-explanation">Explanation: ' in question.feedback.value
+    assert view.score.value == "Answered 1/6, 1 correct."
+    assert not CJK.search(question.prompt.value + question.feedback.value)
+    assert not any(CJK.search(label) for label, _ in question.options.options)
+
+
+def test_a_quiz_keeps_the_language_it_was_loaded_in(monkeypatch):
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "en")
+    english = load_quiz("00")
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "zh")
+    chinese = load_quiz("00")
+    assert english.feedback(1, "A").verdict.startswith("Question 1: you chose A")
+    assert english.text().startswith("Quiz: ")
+    assert chinese.feedback(1, "A").verdict.startswith("第 1 题：你选 A")
+    assert chinese.questions[0].prompt == bank_data("00")["questions"][0]["prompt"]
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "en")
+    assert chinese.text().startswith("自测：")
+    assert chinese.widget().question_views[0].submit.description == "提交答案"
+
+
+def test_chinese_stays_the_default(monkeypatch):
+    monkeypatch.delenv(LANGUAGE_VARIABLE, raising=False)
+    quiz = load_quiz("00")
+    assert quiz.language == "zh" and quiz.title == bank_data("00")["title"]
+    assert quiz.text().startswith(f"自测：{quiz.title}（6 题；提交答案后才显示解释）")
+
+
+@pytest.mark.parametrize("chapter", bank_chapters())
+def test_a_question_has_one_fingerprint_in_both_languages(chapter, monkeypatch):
+    # Answers recorded in the English edition pool with the Chinese ones in the item analysis.
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "zh")
+    chinese = [q.fingerprint for q in load_quiz(chapter).questions]
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "en")
+    assert [q.fingerprint for q in load_quiz(chapter).questions] == chinese
+
+
+def test_quiz_from_dict_shows_a_text_without_english_as_it_is():
+    data = {
+        "title": "t",
+        "title_en": "T",
+        "questions": [
+            {
+                "prompt": "p",
+                "prompt_en": "P",
+                "options": [{"text": "a", "why": "w"}, {"text": "b", "text_en": "B", "why": "v"}],
+                "answer": "A",
+                "explanation": "e",
+            }
+        ],
+    }
+    quiz = quiz_from_dict(data, language="en")
+    assert quiz.title == "T" and quiz.language == "en"
+    assert quiz.questions[0] == Question("P", ("a", "B"), "A", "e", ("w", "v"))
+    assert quiz_from_dict(data, language="zh").questions[0].prompt == "p"
+    with pytest.raises(ValueError, match="language must be one of"):
+        quiz_from_dict(data, language="fr")  # type: ignore[arg-type]

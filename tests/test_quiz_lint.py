@@ -147,7 +147,9 @@ def test_every_option_has_its_own_reason(chapter):
         for index, option in enumerate(question["options"]):
             where = f"bank {chapter} Q{number} option {letter(index)}"
             assert isinstance(option, dict), f"{where}: give the option as {{'text', 'why'}}"
-            assert set(option) == {"text", "why"}, f"{where}: keys {sorted(option)}"
+            assert set(option) == {"text", "text_en", "why", "why_en"}, (
+                f"{where}: keys {sorted(option)}"
+            )
             assert option["text"].strip(), f"{where}: empty text"
             assert option["why"].strip(), f"{where}: empty why"
             assert option["why"] not in reasons, f"{where}: the same why as another option"

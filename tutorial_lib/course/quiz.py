@@ -11,6 +11,11 @@ option its own reason (why it is right or wrong); the learner sees them all afte
 A prompt may show a tool result or a cell's output as a fenced block (three backticks on a
 line of their own); the widget renders it as preformatted text.
 
+Every text of a bank has an English sibling (``title_en``, ``prompt_en``, ``explanation_en``,
+and ``text_en`` / ``why_en`` in each option). A quiz speaks the language that
+``tutorial_lib.core.language.current_language()`` names when it is loaded: its questions,
+verdicts, labels and help line all stay in that language, whatever is switched later.
+
 For a class, a quiz can record each learner's first answer to every question in a local
 JSON file (opt-in): ``load_quiz("08", record_to="answers.json", learner="alice")``, or the
 environment variables ``TUTORIAL_LIB_QUIZ_ANSWERS`` (the file) and ``TUTORIAL_LIB_LEARNER``.
@@ -27,13 +32,14 @@ import os
 import re
 import string
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
 
+from tutorial_lib.core.language import LANGUAGES, Language, Text, current_language
 from tutorial_lib.course.table import wrap
 
 __all__ = [
@@ -60,6 +66,46 @@ ANSWERS_FORMAT = "tutorial-lib-quiz-answers/1"
 ANSWERS_ENV = "TUTORIAL_LIB_QUIZ_ANSWERS"
 LEARNER_ENV = "TUTORIAL_LIB_LEARNER"
 
+# What the learner reads around the questions, in both languages; a quiz shows the language it
+# was loaded in (see :func:`_in`). Placeholders are filled with ``str.format``.
+_HEADER = Text(
+    zh="自测：{title}（{count} 题；提交答案后才显示解释）",
+    en="Quiz: {title} ({count} {questions}; the explanations appear only after you submit)",
+)
+_HOW_TO_ANSWER = Text(
+    zh="作答：在上方控件里选择并提交；或者运行 quiz.answer(题号, '字母')。",
+    en="To answer: choose and submit in the widget above, or run quiz.answer(number, 'letter').",
+)
+_VERDICT_RIGHT = Text(
+    zh="第 {number} 题：你选 {chosen}，正确。",
+    en="Question {number}: you chose {chosen}, which is correct.",
+)
+_VERDICT_WRONG = Text(
+    zh="第 {number} 题：你选 {chosen}，不对；正确答案是 {answer}。",
+    en="Question {number}: you chose {chosen}, which is wrong; the correct answer is {answer}.",
+)
+_EXPLANATION = Text(zh="解释：", en="Explanation: ")
+_REASONS = Text(zh="逐项：", en="Option by option:")
+_SUBMIT = Text(zh="提交答案", en="Submit answer")
+_HEADING = Text(zh="自测：{title}", en="Quiz: {title}")
+_SCORE = Text(
+    zh="已作答 {answered}/{total} 题，答对 {right} 题。",
+    en="Answered {answered}/{total}, {right} correct.",
+)
+
+
+def _in(text: Text, language: Language) -> str:
+    """``text`` in ``language``: a quiz keeps the language it was loaded in."""
+    return text.en if language == "en" else text.zh
+
+
+def _checked_language(language: str | None) -> Language:
+    """``language``, or the current language when None; refuses anything but zh and en."""
+    chosen = current_language() if language is None else language
+    if chosen not in LANGUAGES:
+        raise ValueError(f"language must be one of {list(LANGUAGES)}, got {language!r}")
+    return "en" if chosen == "en" else "zh"
+
 
 @dataclass(frozen=True)
 class Question:
@@ -68,6 +114,8 @@ class Question:
     ``answer`` is the correct option's letter (``"A"``, ``"B"``, ...). ``explanation`` is
     shown only after the learner has answered, and so are ``reasons``: one per option, in
     option order, saying why that option is right or wrong (empty: the explanation alone).
+    ``original`` is the question this one translates (the bank's Chinese question, for a quiz
+    loaded in English); it gives the fingerprint, so answers pool across languages.
     """
 
     prompt: str
@@ -75,6 +123,7 @@ class Question:
     answer: str
     explanation: str
     reasons: tuple[str, ...] = ()
+    original: Question | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.prompt.strip():
@@ -105,7 +154,12 @@ class Question:
 
     @property
     def fingerprint(self) -> str:
-        """12 hex digits that change when the prompt, the options or the answer change."""
+        """12 hex digits that change when the prompt, the options or the answer change.
+
+        A translation has the fingerprint of its original: the same question in any language.
+        """
+        if self.original is not None:
+            return self.original.fingerprint
         text = json.dumps([self.prompt, list(self.options), self.answer], ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
@@ -137,6 +191,8 @@ class Feedback:
     correct_answer: str
     explanation: str
     reasons: tuple[str, ...] = ()
+    #: The language of :attr:`verdict` and :meth:`text` (the quiz's language).
+    language: Language = field(default_factory=current_language)
 
     @property
     def correct(self) -> bool:
@@ -145,9 +201,10 @@ class Feedback:
     @property
     def verdict(self) -> str:
         """The first line of :meth:`text`: which option was chosen, and whether it is right."""
-        if self.correct:
-            return f"第 {self.number} 题：你选 {self.chosen}，正确。"
-        return f"第 {self.number} 题：你选 {self.chosen}，不对；正确答案是 {self.correct_answer}。"
+        verdict = _VERDICT_RIGHT if self.correct else _VERDICT_WRONG
+        return _in(verdict, self.language).format(
+            number=self.number, chosen=self.chosen, answer=self.correct_answer
+        )
 
     def reason_lines(self) -> list[str]:
         """One line per option: its letter, ✓ or ✗, and why (empty without reasons)."""
@@ -157,9 +214,10 @@ class Feedback:
         ]
 
     def text(self) -> str:
-        lines = [self.verdict, *wrap(f"解释：{self.explanation}", TEXT_WIDTH, "  ")]
+        explanation = _in(_EXPLANATION, self.language) + self.explanation
+        lines = [self.verdict, *wrap(explanation, TEXT_WIDTH, "  ")]
         if self.reasons:
-            lines.append("逐项：")
+            lines.append(_in(_REASONS, self.language))
             for line in self.reason_lines():
                 lines += wrap(f"  {line}", TEXT_WIDTH, "    ")
         return "\n".join(lines)
@@ -233,7 +291,9 @@ class Quiz:
     """A titled list of questions. Show it with :meth:`show`, answer with :meth:`answer`.
 
     With a ``recorder`` (and the ``chapter`` it files the answers under), every submitted
-    answer, from the widget or from :meth:`answer`, is also recorded.
+    answer, from the widget or from :meth:`answer`, is also recorded. ``language`` (``"zh"``
+    or ``"en"``; default: the current language) is the language of the verdicts, labels and
+    help line; the questions are given in it.
     """
 
     def __init__(
@@ -243,6 +303,7 @@ class Quiz:
         *,
         chapter: str | None = None,
         recorder: AnswerRecorder | None = None,
+        language: Language | None = None,
     ) -> None:
         if not questions:
             raise ValueError("a quiz needs at least one question")
@@ -252,6 +313,7 @@ class Quiz:
         self.questions: tuple[Question, ...] = tuple(questions)
         self.chapter = chapter
         self.recorder = recorder
+        self.language: Language = _checked_language(language)
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -274,7 +336,14 @@ class Quiz:
                 f"choice for question {number} must be one of {list(question.letters)},"
                 f" got {choice!r}"
             )
-        return Feedback(number, letter, question.answer, question.explanation, question.reasons)
+        return Feedback(
+            number,
+            letter,
+            question.answer,
+            question.explanation,
+            question.reasons,
+            language=self.language,
+        )
 
     def submit(self, number: int, choice: str) -> Feedback:
         """Judge ``choice`` as a submitted answer: like :meth:`feedback`, and recorded if set up."""
@@ -293,9 +362,11 @@ class Quiz:
 
     def text(self) -> str:
         """The whole quiz as plain text, without answers or explanations."""
-        parts = [f"自测：{self.title}（{len(self)} 题；提交答案后才显示解释）"]
+        questions = "question" if len(self) == 1 else "questions"
+        header = _in(_HEADER, self.language)
+        parts = [header.format(title=self.title, count=len(self), questions=questions)]
         parts += [q.text(i) for i, q in enumerate(self.questions, start=1)]
-        parts.append("作答：在上方控件里选择并提交；或者运行 quiz.answer(题号, '字母')。")
+        parts.append(_in(_HOW_TO_ANSWER, self.language))
         return "\n\n".join(parts)
 
     def show(self) -> None:
@@ -329,6 +400,7 @@ def load_quiz(
     ``record_to`` and ``learner`` (or the environment variables ``TUTORIAL_LIB_QUIZ_ANSWERS``
     and ``TUTORIAL_LIB_LEARNER``) record the learner's submitted answers there, for the
     class's item analysis (:class:`AnswerRecorder`; ``clock`` adds a time to each answer).
+    The quiz is in the current language (``tutorial_lib.core.language.current_language``).
     """
     if not (isinstance(chapter, str) and len(chapter) == 2 and chapter.isdigit()):
         raise ValueError(f"chapter must be two digits such as '00', got {chapter!r}")
@@ -345,31 +417,49 @@ def load_quiz(
     if record_to is None:
         return quiz
     recorder = AnswerRecorder(record_to, learner or "", clock=clock)
-    return Quiz(quiz.title, quiz.questions, chapter=chapter, recorder=recorder)
+    return Quiz(
+        quiz.title, quiz.questions, chapter=chapter, recorder=recorder, language=quiz.language
+    )
 
 
-def quiz_from_dict(data: dict[str, Any]) -> Quiz:
+def quiz_from_dict(data: dict[str, Any], *, language: Language | None = None) -> Quiz:
     """Build a :class:`Quiz` from the quiz-bank JSON shape (see ``quiz_bank/00.json``).
 
     Each option is either a string or ``{"text": ..., "why": ...}``; a question gives
-    reasons for all of its options or for none.
+    reasons for all of its options or for none. In English (``language``, default: the
+    current language) each text is read from its ``_en`` sibling (``title_en``,
+    ``prompt_en``, ``explanation_en``, ``text_en``, ``why_en``); a text without one is shown
+    as it is. The bank's tests make sure every bank text has its sibling.
     """
-    return Quiz(data["title"], [_question_from_dict(q) for q in data["questions"]])
+    chosen = _checked_language(language)
+    questions = [_question_from_dict(q, chosen) for q in data["questions"]]
+    return Quiz(_field(data, "title", chosen), questions, language=chosen)
 
 
-def _question_from_dict(data: dict[str, Any]) -> Question:
+def _field(data: dict[str, Any], key: str, language: Language) -> Any:
+    """``data[key]``, or in English its ``key_en`` sibling when there is one."""
+    if language == "en" and data.get(f"{key}_en"):
+        return data[f"{key}_en"]
+    return data[key]
+
+
+def _question_from_dict(data: dict[str, Any], language: Language = "zh") -> Question:
     raw = data["options"]
     with_reasons = [isinstance(option, dict) for option in raw]
     if any(with_reasons) and not all(with_reasons):
         raise ValueError("give every option a reason ({'text', 'why'}) or none")
-    options = tuple(o["text"] for o in raw) if any(with_reasons) else tuple(raw)
-    reasons = tuple(o["why"] for o in raw) if any(with_reasons) else ()
+    original = None
+    if language != "zh":
+        original = _question_from_dict(data)
+    options = tuple(_field(o, "text", language) for o in raw) if any(with_reasons) else tuple(raw)
+    reasons = tuple(_field(o, "why", language) for o in raw) if any(with_reasons) else ()
     return Question(
-        prompt=data["prompt"],
+        prompt=_field(data, "prompt", language),
         options=options,
         answer=data["answer"],
-        explanation=data["explanation"],
+        explanation=_field(data, "explanation", language),
         reasons=reasons,
+        original=original,
     )
 
 
@@ -412,7 +502,7 @@ class _QuestionView:
             layout=widgets.Layout(width="auto"),
         ).add_class("tl-quiz-options")
         self.submit = widgets.Button(
-            description="提交答案", disabled=True, button_style="primary"
+            description=_in(_SUBMIT, quiz.language), disabled=True, button_style="primary"
         ).add_class("tl-quiz-submit")
         self.feedback = widgets.HTML("").add_class("tl-quiz-feedback")
         self.box = widgets.VBox([self.prompt, self.options, self.submit, self.feedback])
@@ -440,7 +530,8 @@ def _feedback_html(result: Feedback) -> str:
     parts = [
         f'<div class="tl-quiz-verdict {css}" style="color:{color};font-weight:bold">'
         f"{html.escape(result.verdict)}</div>",
-        f'<div class="tl-quiz-explanation">{html.escape("解释：" + result.explanation)}</div>',
+        f'<div class="tl-quiz-explanation">'
+        f"{html.escape(_in(_EXPLANATION, result.language) + result.explanation)}</div>",
     ]
     if result.reasons:
         items = "".join(
@@ -463,7 +554,8 @@ class QuizView(widgets.VBox):
     def __init__(self, quiz: Quiz) -> None:
         self.quiz = quiz
         self.answers: dict[int, Feedback] = {}
-        self.heading = widgets.HTML(f"<h3>自测：{html.escape(quiz.title)}</h3>")
+        heading = _in(_HEADING, quiz.language).format(title=quiz.title)
+        self.heading = widgets.HTML(f"<h3>{html.escape(heading)}</h3>")
         self.question_views = [
             _QuestionView(quiz, n, self._record) for n in range(1, len(quiz) + 1)
         ]
@@ -485,7 +577,8 @@ class QuizView(widgets.VBox):
 
     def _score_text(self) -> str:
         right = sum(f.correct for f in self.answers.values())
-        return f"已作答 {len(self.answers)}/{len(self.quiz)} 题，答对 {right} 题。"
+        score = _in(_SCORE, self.quiz.language)
+        return score.format(answered=len(self.answers), total=len(self.quiz), right=right)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
         bundle = super()._repr_mimebundle_(**kwargs)
