@@ -67,3 +67,10 @@ def problems(exercise: Exercise) -> list[str]:
         if not failing(mutant, hidden, exercise):
             found.append(f"rule {name}: the mutant passes every hidden case")
     return found
+
+
+def languages(text: object) -> tuple[str, ...]:
+    """Every language version of a hint: (zh, en) for a ``Text``, else the string itself."""
+    from tutorial_lib.core.language import Text
+
+    return (text.zh, text.en) if isinstance(text, Text) else (str(text),)

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tests.rule_harness import languages
 from tutorial_lib.core.authorization import (
     ACTION_CLASSES,
     REFUSAL_RULES,
@@ -123,10 +124,10 @@ def test_names_are_distinct_and_hints_name_the_rule() -> None:
     for cases in (MAY_RUN_CASES, CARRIER_CASES):
         names = [case.name for case in cases]
         assert len(set(names)) == len(names), names
-        assert all(case.hint.strip() for case in cases)
+        assert all(text.strip() for case in cases for text in languages(case.hint))
     for case in MAY_RUN_CASES:
         if not case.expected["allowed"]:
-            assert case.expected["rule"] in case.hint, case.name
+            assert all(case.expected["rule"] in text for text in languages(case.hint)), case.name
 
 
 def with_grants(scope: dict[str, Any]) -> dict[str, Any]:
@@ -365,7 +366,8 @@ def test_a_netloc_answer_is_first_told_the_port_is_not_the_host() -> None:
     report = run_cases(make_may_run("netloc"), MAY_RUN_CASES)
     first = next(r for r in report.results if not r.passed)
     assert first.case.name == "放行：url 带端口"
-    assert "端口" in first.case.hint and "netloc" in first.case.hint
+    assert "端口" in str(first.case.hint) and "netloc" in str(first.case.hint)
+    assert "port" in first.case.hint.en and "netloc" in first.case.hint.en
     assert "https://collector.example:8443/in" in "\n".join(report.lines())  # the whole input
     # netloc refuses collector.example@attacker.example as the reference does: the @ case
     # is there for the hand-cut netloc answers (netloc_cut_at_at)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import signal
 import threading
 import time
@@ -11,7 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tutorial_lib.core.language import Text
 from tutorial_lib.core.time_limit import TimeLimit
+from tutorial_lib.course import checks
 from tutorial_lib.course.checks import (
     MISSING,
     NOT_IMPLEMENTED_VERDICT,
@@ -387,3 +390,80 @@ def test_any_exception_is_contained(exception):
     report = run_cases(raiser, [Case("case", (), 1)])
     assert report.results[0].status == "error"
     assert report.results[0].got.startswith(exception.__name__)
+
+
+#: Chinese characters and full-width punctuation: none may appear in an English report
+#: except inside the learner's own values.
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+def test_a_failing_report_is_english_under_english(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUTORIAL_LIB_LANGUAGE", "en")
+    own = "值"  # the learner's own value: the only Chinese the report may show
+
+    def wrong(x):
+        return {"code": own, "count": x}
+
+    expected = {"code": "invalid_range", "count": 2, "field": "start"}
+    hint = Text(zh="错误要写明 code 和 field。", en="An error names its code and field.")
+    cases = [Case("names the code and the field", (2,), expected, hint), Case("ok", (1,), None)]
+    lines = run_cases(wrong, cases).lines()
+    assert lines[:3] == [
+        "Checking wrong: 2 cases",
+        "  ✗ names the code and the field",
+        "      Call: wrong(2)",
+    ]
+    assert "      Expected: {'code': 'invalid_range', 'count': 2, 'field': 'start'}" in lines
+    assert "      Got: {'code': '值', 'count': 2}" in lines
+    assert "      Differences (2):" in lines
+    assert "        - at ['code']: expected 'invalid_range', got '值'" in lines
+    assert "        - missing key 'field' (should be 'start')" in lines
+    assert "      Hint: An error names its code and field." in lines
+    assert "      Difference: wrong type: expected NoneType, got dict" in lines
+    assert lines[-1] == "Result: 0/2 passed. Start with the first ✗: fix it, then run again."
+    text = "\n".join(lines)
+    assert not _CJK.search(text.replace(own, "")), text
+    # the same case, shown again in Chinese: the hint follows the language when shown
+    monkeypatch.setenv("TUTORIAL_LIB_LANGUAGE", "zh")
+    assert "      提示：错误要写明 code 和 field。" in run_cases(wrong, cases).lines()
+
+
+def test_every_kind_of_report_line_is_english_under_english(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TUTORIAL_LIB_LANGUAGE", "en")
+
+    def stub(x):
+        raise NotImplementedError()
+
+    def loops(x):
+        while True:
+            pass
+
+    def broken(x):
+        raise KeyError("three")
+
+    stubbed = run_cases(stub, CASES).lines()
+    assert stubbed[1] == "  … not implemented yet" == f"  … {checks.NOT_IMPLEMENTED_VERDICT}"
+    assert "still raises NotImplementedError" in stubbed[2]
+    slow = run_cases(loops, CASES[:1], time_limit_s=0.2).lines()
+    assert "      No return after 0.2 s: stopped (an infinite loop?)" in slow
+    assert "      Exception: KeyError: 'three'" in run_cases(broken, CASES[:1]).lines()
+    keyed = run_cases(double, [Case("c", (1,), "x")], key=lambda r: r["code"]).lines()
+    assert any(
+        line.startswith("      Difference: the return value has the wrong shape") for line in keyed
+    )
+    missing = run_cases(
+        lambda x: {}, [Case("m", (1,), {"a": 1})], key=lambda r: {"a": r.get("a", MISSING)}
+    )
+    assert "      Got: {'a': <missing>}" in missing.lines()
+    assert "      Difference: at ['a']: this key is missing (should be 1)" in missing.lines()
+    check_hidden(double, CASES)
+    with pytest.raises(AssertionError):
+        check_hidden(lambda x: x, CASES)
+    printed = capsys.readouterr().out
+    assert "Hidden tests double: 2 generated inputs, all results match the reference" in printed
+    assert "Hidden tests <lambda>: results differ from the reference implementation" in printed
+    reports = [stubbed, slow, keyed, missing.lines(), printed.splitlines()]
+    for lines in reports:
+        assert not _CJK.search("\n".join(lines)), lines

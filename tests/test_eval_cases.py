@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from tests.rule_harness import languages
 from tutorial_lib.agent.loop import (
     ReadWholeFile,
     ScriptedModel,
@@ -112,7 +113,7 @@ def test_the_visible_table_fits_a_cell_and_names_are_distinct() -> None:
     names = [case.name for case in FIRST_CALL_CASES]
     assert len(set(names)) == len(names), names
     assert len(FIRST_CALL_CASES) <= 15
-    assert all(case.hint.strip() for case in FIRST_CALL_CASES)
+    assert all(text.strip() for case in FIRST_CALL_CASES for text in languages(case.hint))
     assert {type(case.expected) for case in FIRST_CALL_CASES} == {float, type(None)}
     assert all(case.key == RatioKey(case.expected) for case in FIRST_CALL_CASES)
 
@@ -240,7 +241,8 @@ def test_a_wrong_type_fails_with_the_type_rule_and_the_type_case_comes_first() -
         report = run_cases(wrong, FIRST_CALL_CASES)
         first = next(r for r in report.results if not r.passed)
         assert first.case is FIRST_CALL_CASES[0] and "类型" in first.case.name
-        assert "int、float 或 fractions.Fraction" in first.case.hint
+        assert "int、float 或 fractions.Fraction" in str(first.case.hint)
+        assert "fractions.Fraction" in first.case.hint.en
         text = "\n".join(report.lines())
         assert f"1e-9 的容差比较）或 None；{kind}" in text, text
 

@@ -40,7 +40,8 @@ NAME_PARAMETERS = ("name", "label")
 
 
 def test_chinese_by_default_and_english_after_the_switch(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.delenv(LANGUAGE_VARIABLE, raising=False)
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "zh")  # recorded, so teardown restores it
+    monkeypatch.delenv(LANGUAGE_VARIABLE)
     hint = Text(zh="行号从 1 开始。", en="Line numbers start at 1.")
     assert current_language() == "zh" and str(hint) == "行号从 1 开始。"
     assert f"提示：{hint}" == "提示：行号从 1 开始。"
@@ -52,6 +53,7 @@ def test_chinese_by_default_and_english_after_the_switch(monkeypatch: pytest.Mon
 
 
 def test_an_unknown_language_is_refused_with_the_variable_name(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "zh")
     with pytest.raises(ValueError, match="unknown language 'fr'.*zh, en"):
         language.use_language("fr")  # type: ignore[arg-type]
     monkeypatch.setenv(LANGUAGE_VARIABLE, "english")
@@ -62,7 +64,8 @@ def test_an_unknown_language_is_refused_with_the_variable_name(monkeypatch: pyte
 def test_a_process_started_after_the_switch_speaks_the_same_language(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delenv(LANGUAGE_VARIABLE, raising=False)
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "zh")  # recorded, so teardown restores it
+    monkeypatch.delenv(LANGUAGE_VARIABLE)
     language.use_language("en")
     code = "from tutorial_lib.core.language import tr; print(tr('中文', 'English'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -106,6 +109,22 @@ def _identifier_arguments(tree: ast.AST) -> set[int]:
     return found
 
 
+def _marked_statements(tree: ast.AST, lines: list[str]) -> set[int]:
+    """Every node of a statement whose comment lines just above it say it is data."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        above = node.lineno - 2
+        comments = []
+        while above >= 0 and lines[above].strip().startswith("#"):
+            comments.append(lines[above])
+            above -= 1
+        if any(DATA_MARK in line for line in comments):
+            found.update(id(n) for n in ast.walk(node))
+    return found
+
+
 def _bilingual_arguments(tree: ast.AST) -> set[int]:
     """The string nodes written as Text(zh, en) / tr(zh, en) arguments (f-strings included)."""
     found: set[int] = set()
@@ -124,6 +143,7 @@ def chinese_outside_text(path: Path) -> list[str]:
     lines = source.splitlines()
     tree = ast.parse(source)
     skip = _docstrings(tree) | _bilingual_arguments(tree) | _identifier_arguments(tree)
+    skip |= _marked_statements(tree, lines)
     inside_fstrings = {
         id(part)
         for node in ast.walk(tree)

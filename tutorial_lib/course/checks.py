@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.time_limit import TimeLimit
 
 __all__ = [
@@ -43,8 +44,19 @@ __all__ = [
 
 Status = Literal["pass", "fail", "error", "timeout", "not_implemented"]
 
-#: The line a check prints while the exercise still holds nbgrader's stub.
-NOT_IMPLEMENTED_VERDICT = "尚未实现 (not implemented yet)"
+_NOT_IMPLEMENTED = Text(zh="尚未实现 (not implemented yet)", en="not implemented yet")
+
+#: The line a check prints while the exercise still holds nbgrader's stub, in the current
+#: language (a plain ``str``, so ``NOT_IMPLEMENTED_VERDICT in output`` works; the module's
+#: ``__getattr__`` renders it when it is read).
+NOT_IMPLEMENTED_VERDICT: str
+
+
+def __getattr__(name: str) -> str:
+    if name == "NOT_IMPLEMENTED_VERDICT":
+        return str(_NOT_IMPLEMENTED)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _MARKS: dict[Status, str] = {
     "pass": "✓",
@@ -66,7 +78,7 @@ class _Missing:
     """The type of :data:`MISSING`."""
 
     def __repr__(self) -> str:
-        return "<缺少>"
+        return tr("<缺少>", "<missing>")
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Missing:
         return self
@@ -93,16 +105,17 @@ class Case:
     name: str
     args: tuple[Any, ...] = ()
     expected: Any = None
-    hint: str = ""
+    hint: str | Text = ""
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     key: Callable[[Any], Any] | None = None
     via: Callable[..., Any] | None = None
-    shown_call: str = ""
+    shown_call: str | Text = ""
 
     def call_text(self, function_name: str) -> str:
         """The call as a learner would type it, e.g. ``line_at(['a'], 0)``: the whole input."""
-        if self.shown_call:
-            return self.shown_call.replace("{function}", function_name)
+        shown_call = str(self.shown_call)
+        if shown_call:
+            return shown_call.replace("{function}", function_name)
         parts = [describe_whole(a) for a in self.args]
         parts += [f"{k}={describe_whole(v)}" for k, v in self.kwargs.items()]
         return f"{function_name}({', '.join(parts)})"
@@ -153,38 +166,61 @@ class CheckReport:
     def lines(self) -> list[str]:
         """The report, one string per printed line."""
         name = self.function_name
-        out = [f"检查 {name}：{self.total} 个用例"]
+        cases = "case" if self.total == 1 else "cases"
+        out = [tr(f"检查 {name}：{self.total} 个用例", f"Checking {name}: {self.total} {cases}")]
         if self.not_implemented:
-            out.append(f"  {_MARKS['not_implemented']} {NOT_IMPLEMENTED_VERDICT}")
+            out.append(f"  {_MARKS['not_implemented']} {_NOT_IMPLEMENTED}")
             out.append(
-                f"    {name} 还在抛出 NotImplementedError：把 `raise NotImplementedError()`"
-                " 换成你的代码，再运行这个单元。"
+                tr(
+                    f"    {name} 还在抛出 NotImplementedError：把 `raise NotImplementedError()`"
+                    " 换成你的代码，再运行这个单元。",
+                    f"    {name} still raises NotImplementedError: replace"
+                    " `raise NotImplementedError()` with your code, then run this cell again.",
+                )
             )
             return out
         for result in self.results:
             out.append(f"  {_MARKS[result.status]} {result.case.name}")
             if result.passed:
                 continue
-            out.append(f"      调用：{result.case.call_text(name)}")
+            call = result.case.call_text(name)
+            out.append(tr(f"      调用：{call}", f"      Call: {call}"))
             if result.status == "fail":
-                out.append(f"      期望：{describe_whole(result.case.expected)}")
-                out.append(f"      实际：{result.got}")
+                expected = describe_whole(result.case.expected)
+                out.append(tr(f"      期望：{expected}", f"      Expected: {expected}"))
+                out.append(tr(f"      实际：{result.got}", f"      Got: {result.got}"))
                 details = result.all_details or ((result.detail,) if result.detail else ())
                 if len(details) == 1:
-                    out.append(f"      差异：{details[0]}")
+                    out.append(tr(f"      差异：{details[0]}", f"      Difference: {details[0]}"))
                 elif details:
-                    out.append(f"      差异（{len(details)} 处）：")
+                    count = len(details)
+                    out.append(tr(f"      差异（{count} 处）：", f"      Differences ({count}):"))
                     out += [f"        - {line}" for line in details]
             elif result.status == "error":
-                out.append(f"      异常：{result.got}")
+                out.append(tr(f"      异常：{result.got}", f"      Exception: {result.got}"))
             else:
-                out.append(f"      超过 {self.time_limit_s:g} 秒仍未返回，已中止（死循环？）")
-            if result.case.hint:
-                out.append(f"      提示：{result.case.hint}")
+                limit = f"{self.time_limit_s:g}"
+                out.append(
+                    tr(
+                        f"      超过 {limit} 秒仍未返回，已中止（死循环？）",
+                        f"      No return after {limit} s: stopped (an infinite loop?)",
+                    )
+                )
+            hint = str(result.case.hint)
+            if hint:
+                out.append(tr(f"      提示：{hint}", f"      Hint: {hint}"))
+        score = f"{self.passed}/{self.total}"
         if self.all_passed:
-            out.append(f"结果：{self.passed}/{self.total} 通过，全部正确。")
+            out.append(
+                tr(f"结果：{score} 通过，全部正确。", f"Result: {score} passed, all correct.")
+            )
         else:
-            out.append(f"结果：{self.passed}/{self.total} 通过。先看第一个 ✗，修好再运行。")
+            out.append(
+                tr(
+                    f"结果：{score} 通过。先看第一个 ✗，修好再运行。",
+                    f"Result: {score} passed. Start with the first ✗: fix it, then run again.",
+                )
+            )
         return out
 
     def __str__(self) -> str:
@@ -261,17 +297,33 @@ def check_hidden(
             if len(failed) >= stop_after:
                 break
     if not failed:
-        print(f"隐藏测试 {name}：{ran} 个生成的输入，结果都与参考实现一致。")
+        print(
+            tr(
+                f"隐藏测试 {name}：{ran} 个生成的输入，结果都与参考实现一致。",
+                f"Hidden tests {name}: {ran} generated {_inputs(ran)}, all results match the"
+                " reference implementation.",
+            )
+        )
         return
     report = CheckReport(name, tuple(failed), time_limit_s)
     lines = report.lines()[1:-1]  # the failing cases only, without header and summary
     skipped = len(cases) - ran
-    later = f"，其余 {skipped} 个未运行" if skipped else ""
-    print(f"隐藏测试 {name}：与参考实现不一致（运行了 {ran} 个生成的输入{later}）")
+    later = tr(f"，其余 {skipped} 个未运行", f"; {skipped} more not run") if skipped else ""
+    print(
+        tr(
+            f"隐藏测试 {name}：与参考实现不一致（运行了 {ran} 个生成的输入{later}）",
+            f"Hidden tests {name}: results differ from the reference implementation"
+            f" ({ran} generated {_inputs(ran)} run{later})",
+        )
+    )
     print("\n".join(lines))
     raise AssertionError(
         f"{name}: {len(failed)} of {ran} generated inputs differ from the reference"
     )
+
+
+def _inputs(count: int) -> str:
+    return "input" if count == 1 else "inputs"
 
 
 def _run_one(
@@ -305,7 +357,11 @@ def _run_one(
                 case,
                 "fail",
                 got=describe_whole(value),
-                detail=f"返回值的形状不对，无法取出要比较的部分（{_describe_exception(exc)}）",
+                detail=tr(
+                    f"返回值的形状不对，无法取出要比较的部分（{_describe_exception(exc)}）",
+                    "the return value has the wrong shape: the part to compare cannot be taken"
+                    f" from it ({_describe_exception(exc)})",
+                ),
             )
     found = differences(case.expected, value)
     if not found:
@@ -318,7 +374,10 @@ def _run_one(
         return CaseResult(case, "fail", got=describe_whole(value))
     if len(found) > _MAX_DIFFERENCES:
         more = len(found) - _MAX_DIFFERENCES
-        found = [*found[:_MAX_DIFFERENCES], f"……另外还有 {more} 处不同"]
+        found = [
+            *found[:_MAX_DIFFERENCES],
+            tr(f"……另外还有 {more} 处不同", f"… and {more} more differences"),
+        ]
     return CaseResult(
         case, "fail", got=describe_whole(value), detail=found[0], all_details=tuple(found)
     )
@@ -338,23 +397,44 @@ def differences(expected: Any, got: Any, where: str = "") -> list[str]:
     Each entry names the place (``在 ['field'] 处``); a key that is absent, or marked
     :data:`MISSING` by a ``key`` function, is reported as missing, not as a value.
     """
-    at = f"在 {where} 处：" if where else ""
+    at = tr(f"在 {where} 处：", f"at {where}: ") if where else ""
     if got is MISSING and expected is not MISSING:
-        return [f"{at}缺少这个键（应为 {describe(expected)}）"]
+        should = describe(expected)
+        return [
+            tr(f"{at}缺少这个键（应为 {should}）", f"{at}this key is missing (should be {should})")
+        ]
     if type(expected) is not type(got) and not (
         isinstance(expected, Mapping) and isinstance(got, Mapping)
     ):
-        return [f"{at}类型不同：期望 {type(expected).__name__}，实际 {type(got).__name__}"]
+        want, have = type(expected).__name__, type(got).__name__
+        return [
+            tr(
+                f"{at}类型不同：期望 {want}，实际 {have}",
+                f"{at}wrong type: expected {want}, got {have}",
+            )
+        ]
     if isinstance(expected, Mapping):
         found: list[str] = []
         for k in expected:
             if k not in got:
-                found.append(f"{at}缺少键 {describe(k)}（应为 {describe(expected[k])}）")
+                key, should = describe(k), describe(expected[k])
+                found.append(
+                    tr(
+                        f"{at}缺少键 {key}（应为 {should}）",
+                        f"{at}missing key {key} (should be {should})",
+                    )
+                )
             else:
-                found += differences(expected[k], got[k], f"{where}[{k!r}]")
-        found += [
-            f"{at}多出键 {describe(k)}（值为 {describe(got[k])}）" for k in got if k not in expected
-        ]
+                found += differences(expected[k], got[k], f"{where}[{_key_repr(k)}]")
+        for k in got:
+            if k not in expected:
+                key, value = describe(k), describe(got[k])
+                found.append(
+                    tr(
+                        f"{at}多出键 {key}（值为 {value}）",
+                        f"{at}extra key {key} (its value: {value})",
+                    )
+                )
         return found
     if isinstance(expected, (list, tuple)):
         # Item by item first (each differing item is a useful hint), then the lengths.
@@ -362,21 +442,36 @@ def differences(expected: Any, got: Any, where: str = "") -> list[str]:
         for i, (e, g) in enumerate(zip(expected, got, strict=False)):
             found += differences(e, g, f"{where}[{i}]")
         if len(expected) != len(got):
-            found.append(f"{at}长度不同：期望 {len(expected)} 项，实际 {len(got)} 项")
+            items, had = len(expected), len(got)
+            found.append(
+                tr(
+                    f"{at}长度不同：期望 {items} 项，实际 {had} 项",
+                    f"{at}wrong length: expected {items} items, got {had}",
+                )
+            )
         return found
     if isinstance(expected, float) and math.isnan(expected) and math.isnan(got):
         return []
     if expected != got:
-        return [f"{at}期望 {describe(expected)}，实际 {describe(got)}"]
+        want, have = describe(expected), describe(got)
+        return [tr(f"{at}期望 {want}，实际 {have}", f"{at}expected {want}, got {have}")]
     return []
+
+
+def _key_repr(key: Any) -> str:
+    """A mapping key as the place of a difference shows it (a :class:`Text` as its text)."""
+    return repr(str(key)) if isinstance(key, Text) else repr(key)
 
 
 def describe(value: Any) -> str:
     """A short, deterministic repr: memory addresses and temp dirs hidden, long values cut.
 
     A path inside a fresh temporary directory prints as ``<tmp>/...``: the random part
-    would change on every run (and leak a machine path into the notebook).
+    would change on every run (and leak a machine path into the notebook). A
+    :class:`~tutorial_lib.core.language.Text` shows as its text in the current language.
     """
+    if isinstance(value, Text):
+        value = str(value)
     try:
         text = repr(value)
     except Exception as exc:  # noqa: BLE001 - a learner's broken __repr__
@@ -402,9 +497,14 @@ def describe_whole(value: Any) -> str:
 
 
 def _whole(value: Any) -> str:
+    if isinstance(value, Text):
+        value = str(value)
     if isinstance(value, str) and len(value) > _LONG_TEXT:
-        start = describe(value[:24])
-        return f"{start[:-1]}…{start[-1]}（共 {len(value)} 个字符）"
+        start, size = describe(value[:24]), len(value)
+        return tr(
+            f"{start[:-1]}…{start[-1]}（共 {size} 个字符）",
+            f"{start[:-1]}…{start[-1]} ({size} characters)",
+        )
     if type(value) is dict:
         items = ", ".join(f"{_whole(k)}: {_whole(v)}" for k, v in value.items())
         return "{" + items + "}"

@@ -31,10 +31,15 @@ from tutorial_lib.core.confirmation import (
     ConfirmationRequest,
     Decision,
 )
+from tutorial_lib.core.language import Text, tr
 
 __all__ = ["ConfirmationWidget", "describe_envelope"]
 
-_LABELS: Mapping[Decision, str] = {"accept": "批准", "decline": "拒绝", "cancel": "取消"}
+_LABELS: Mapping[Decision, Text] = {
+    "accept": Text(zh="批准", en="Approve"),
+    "decline": Text(zh="拒绝", en="Decline"),
+    "cancel": Text(zh="取消", en="Cancel"),
+}
 #: The fields a status line shows of a success, when the data has them.
 _BRIEF = ("status", "comment_id", "repository", "group", "version", "deploy")
 
@@ -85,7 +90,7 @@ class ConfirmationWidget:
         self.buttons: dict[Decision, widgets.Button] = {}
         for decision, label in _LABELS.items():
             button = widgets.Button(
-                description=label,
+                description=str(label),
                 button_style="success" if decision == "accept" else "",
             )
             button.add_class(f"tl-confirm-{decision}")
@@ -121,7 +126,10 @@ class ConfirmationWidget:
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = dict(self.box._repr_mimebundle_(**kwargs))
         request = self.flow.request(self.request_id)
-        bundle["text/plain"] = f"确认请求 {self.request_id}：{request.question.text}"
+        text = request.question.text
+        bundle["text/plain"] = tr(
+            f"确认请求 {self.request_id}：{text}", f"Confirmation request {self.request_id}: {text}"
+        )
         return bundle
 
     # -- what a click does
@@ -145,9 +153,9 @@ class ConfirmationWidget:
 
     def _status_text(self) -> str:
         request = self.flow.request(self.request_id)
-        parts = [f"状态：{request.state}"]
+        parts = [tr(f"状态：{request.state}", f"Status: {request.state}")]
         if request.choice:
-            parts.append(f"选择：{request.choice}")
+            parts.append(tr(f"选择：{request.choice}", f"Choice: {request.choice}"))
         parts += [self.after(envelope) for envelope in self.results]
         return "<br>".join(html.escape(part) for part in parts)
 
@@ -165,15 +173,17 @@ class ConfirmationWidget:
 def _shown_html(shown: Mapping[str, str]) -> str:
     """What the user sees before deciding: each label, and multi-line text as a diff."""
     blocks = []
+    colon = tr("：", ": ")
     for label, text in shown.items():
         lines = text.splitlines() or [""]
+        # "评论" is a label a policy may use: data, not learner text
         if len(lines) > 1 or label in ("diff", "comment", "评论"):
             body = "\n".join(f"+ {line}" for line in lines)
             blocks.append(
-                f"<div>{html.escape(label)}：</div>"
+                f"<div>{html.escape(label)}{colon}</div>"
                 f'<pre class="tl-confirm-diff" style="background:#f0fff4;padding:4px 8px">'
                 f"{html.escape(body)}</pre>"
             )
         else:
-            blocks.append(f"<div>{html.escape(label)}：{html.escape(text)}</div>")
+            blocks.append(f"<div>{html.escape(label)}{colon}{html.escape(text)}</div>")
     return "".join(blocks)

@@ -64,6 +64,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.time_limit import TimeLimit
 from tutorial_lib.course import checks
 
@@ -89,11 +90,16 @@ __all__ = [
 #: The MIME type of a record in a hidden-test cell's outputs.
 LOG_MIME = "application/vnd.tutorial-lib.hidden-calls+json"
 _LOG_FORMAT = 1
-#: The error of a hidden-test cell that left no usable record in the kernel.
-NO_RECORD = (
-    "这个隐藏测试单元在学习者的内核里没有留下完整的记录（单元出错、超时被中断，"
-    "或者 check_hidden 被换掉了），无法评分"
+_NO_RECORD = Text(
+    zh="这个隐藏测试单元在学习者的内核里没有留下完整的记录（单元出错、超时被中断，"
+    "或者 check_hidden 被换掉了），无法评分",
+    en="this hidden-test cell left no complete record in the learner's kernel (the cell"
+    " raised an error, was interrupted by a time-out, or check_hidden was replaced), so it"
+    " cannot be graded",
 )
+#: The error of a hidden-test cell that left no usable record in the kernel, in the
+#: current language (a plain ``str``: the module's ``__getattr__`` renders it when read).
+NO_RECORD: str
 
 # --------------------------------------------------------------------------- values
 
@@ -133,7 +139,14 @@ def _opaque(value: Any, note: str = "") -> dict[str, Any]:
 def _encode(value: Any, depth: int, budget: list[int]) -> Any:
     budget[0] -= 1
     if budget[0] < 0 or depth > _MAX_DEPTH:
-        return _opaque(value, f"<{type(value).__name__}：太大或嵌套太深，无法记录>")
+        type_name = type(value).__name__
+        return _opaque(
+            value,
+            tr(
+                f"<{type_name}：太大或嵌套太深，无法记录>",
+                f"<{type_name}: too large or nested too deeply to record>",
+            ),
+        )
     kind = type(value)
     if value is None or kind is bool or kind is int:
         return value
@@ -468,12 +481,23 @@ def hidden_test_problems(cells: Sequence[dict[str, Any]]) -> list[str]:
             tree = ast.parse(cell.get("source", ""))
         except SyntaxError as exc:
             if cell.get("grade"):
-                problems.append(f"{cell.get('grade_id')}: 不是合法的 Python（{exc.msg}）")
+                problems.append(
+                    tr(
+                        f"{cell.get('grade_id')}: 不是合法的 Python（{exc.msg}）",
+                        f"{cell.get('grade_id')}: not valid Python ({exc.msg})",
+                    )
+                )
             continue
         if cell.get("grade"):
             where = cell.get("grade_id")
             if not any(_is_check_hidden(node) for node in ast.walk(tree)):
-                problems.append(f"{where}: 评分单元必须通过 check_hidden 检查学习者的函数")
+                problems.append(
+                    tr(
+                        f"{where}: 评分单元必须通过 check_hidden 检查学习者的函数",
+                        f"{where}: a graded cell must check the learner's function through"
+                        " check_hidden",
+                    )
+                )
                 continue
             learner = _free_names(tree) - available
             inside: set[int] = set()
@@ -484,8 +508,12 @@ def hidden_test_problems(cells: Sequence[dict[str, Any]]) -> list[str]:
             for node in ast.walk(tree):
                 if isinstance(node, ast.Name) and node.id in learner and id(node) not in inside:
                     problems.append(
-                        f"{where}: 第 {node.lineno} 行在 check_hidden 之外用到了学习者的"
-                        f" {node.id}（评分进程只有 check_hidden 调用的记录）"
+                        tr(
+                            f"{where}: 第 {node.lineno} 行在 check_hidden 之外用到了学习者的"
+                            f" {node.id}（评分进程只有 check_hidden 调用的记录）",
+                            f"{where}: line {node.lineno} uses the learner's {node.id} outside"
+                            " check_hidden (the judge has a record of check_hidden calls only)",
+                        )
                     )
         elif _runs_in_judge(cell) and not (_free_names(tree) - available):
             available |= _names(tree)[1]
@@ -524,7 +552,12 @@ class _Learner:
         self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise AssertionError(f"评分进程里不能直接调用 {self.__name__}：它只能经过 check_hidden")
+        raise AssertionError(
+            tr(
+                f"评分进程里不能直接调用 {self.__name__}：它只能经过 check_hidden",
+                f"the judge cannot call {self.__name__} directly: only through check_hidden",
+            )
+        )
 
     def __repr__(self) -> str:
         return self.__name__
@@ -568,14 +601,24 @@ class _Replay:
             try:
                 return decode_value(entry[2])  # type: ignore[index]
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                raise RecordMissing(f"记录里的返回值无法还原（{exc}）") from None
+                raise RecordMissing(
+                    tr(
+                        f"记录里的返回值无法还原（{exc}）",
+                        f"the recorded return value cannot be restored ({exc})",
+                    )
+                ) from None
         if outcome == "raise" and len(entry) == 4:  # type: ignore[arg-type]
             raise _learner_exception(str(entry[2]), str(entry[3]))  # type: ignore[index]
         if outcome == "not_implemented":
             raise NotImplementedError()
         if outcome == "timeout":
             _time_is_up()
-        raise RecordMissing("学习者的内核没有记录这个输入的结果")
+        raise RecordMissing(
+            tr(
+                "学习者的内核没有记录这个输入的结果",
+                "the learner's kernel recorded no outcome for this input",
+            )
+        )
 
 
 def _time_is_up() -> None:
@@ -586,7 +629,7 @@ def _time_is_up() -> None:
     deadline = time.monotonic() + 30  # no signal (another thread): wait for the watchdog
     while time.monotonic() < deadline:
         time.sleep(0.01)
-    raise RecordMissing("超时的用例无法重放")
+    raise RecordMissing(tr("超时的用例无法重放", "a case that timed out cannot be replayed"))
 
 
 def _exec_quietly(code: Any, namespace: dict[str, Any]) -> str:
@@ -612,7 +655,7 @@ def _judge_hidden(tree: ast.Module, namespace: dict[str, Any], records: list[Any
         stop_after: int = 3,
     ) -> None:
         if not queue:
-            raise AssertionError(NO_RECORD)
+            raise AssertionError(str(_NO_RECORD))
         record = queue.pop(0)
         cases = tuple(cases)
         name = getattr(function, "__name__", type(function).__name__)
@@ -620,7 +663,7 @@ def _judge_hidden(tree: ast.Module, namespace: dict[str, Any], records: list[Any
         if isinstance(function, _Learner) and isinstance(recorded, str) and recorded.isidentifier():
             name = recorded
         if not isinstance(record, dict) or record.get("format") != _LOG_FORMAT:
-            raise AssertionError(NO_RECORD)
+            raise AssertionError(str(_NO_RECORD))
         plain = tuple(dataclasses.replace(c, via=None) if c.via is not None else c for c in cases)
         genuine(
             _Replay(record, cases, name),
@@ -636,7 +679,13 @@ def _judge_hidden(tree: ast.Module, namespace: dict[str, Any], records: list[Any
         with contextlib.redirect_stdout(out):
             exec(compile(tree, "<hidden tests>", "exec"), local)
         if queue:
-            raise AssertionError(f"{NO_RECORD}（多出 {len(queue)} 份记录）")
+            extra = len(queue)
+            raise AssertionError(
+                tr(
+                    f"{_NO_RECORD}（多出 {extra} 份记录）",
+                    f"{_NO_RECORD} ({extra} records too many)",
+                )
+            )
     except BaseException as exc:  # noqa: BLE001 - any failure of the cell is its verdict
         return Verdict(out.getvalue(), type(exc).__name__, _exception_text(exc))
     finally:
@@ -1009,7 +1058,7 @@ def _trusted_execute() -> type:
             for cell in graded:
                 grade_id = _cell_view(cell)["grade_id"]
                 verdict = verdicts.get(grade_id) or Verdict(
-                    "", "AssertionError", "评分进程没有给出结论"
+                    "", "AssertionError", tr("评分进程没有给出结论", "the judge gave no verdict")
                 )
                 cell.outputs = [from_dict(o) for o in _scored_outputs(cell.outputs, verdict)]
 
@@ -1031,7 +1080,10 @@ def trusted_autograde_preprocessors() -> list[Any]:
 
 
 def __getattr__(name: str) -> Any:
-    """``TrustedExecute`` is built on first use (it needs nbgrader)."""
+    """``TrustedExecute`` is built on first use (it needs nbgrader); ``NO_RECORD`` is
+    rendered in the current language when it is read."""
     if name == "TrustedExecute":
         return _trusted_execute()
+    if name == "NO_RECORD":
+        return str(_NO_RECORD)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

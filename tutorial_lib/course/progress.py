@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
+from tutorial_lib.core.language import Text
+
 __all__ = ["progress"]
 
 T = TypeVar("T")
@@ -28,11 +30,12 @@ def _in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def progress(items: Sequence[T], description: str = "") -> Iterator[T]:
+def progress(items: Sequence[T], description: str | Text = "") -> Iterator[T]:
     """Yield ``items`` in order, showing how many are done (in a notebook only)."""
     if not _in_kernel():
         yield from items
         return
+    description = str(description)
     import ipywidgets as widgets
     from IPython.display import display
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tutorial_lib.core.language import Text, tr
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.table import wrap
 
@@ -32,9 +33,9 @@ class Rule:
     what the hidden cases vary for it."""
 
     name: str
-    statement: str
-    visible: str
-    hidden: str
+    statement: str | Text
+    visible: str | Text
+    hidden: str | Text
 
     def __post_init__(self) -> None:
         for field_name in ("name", "statement", "visible", "hidden"):
@@ -46,7 +47,7 @@ def rules_without_cases(rules: Sequence[Rule], cases: Sequence[Case]) -> list[st
     """The rules whose ``visible`` case is not in ``cases`` (by case name): each one a
     defect of the exercise's table."""
     names = {case.name for case in cases}
-    return [rule.name for rule in rules if rule.visible not in names]
+    return [rule.name for rule in rules if str(rule.visible) not in names]
 
 
 def rule_table(rules: Sequence[Rule], width: int = 92) -> str:
@@ -55,7 +56,12 @@ def rule_table(rules: Sequence[Rule], width: int = 92) -> str:
     display columns)."""
     lines: list[str] = []
     for number, rule in enumerate(rules, 1):
-        lines += wrap(f"{number}. {rule.name}：{rule.statement}", width, "   ")
-        lines += wrap(f"   可见用例：{rule.visible}", width, "     ")
-        lines += wrap(f"   隐藏用例变化：{rule.hidden}", width, "     ")
+        name, statement, visible, hidden = rule.name, rule.statement, rule.visible, rule.hidden
+        lines += wrap(
+            tr(f"{number}. {name}：{statement}", f"{number}. {name}: {statement}"), width, "   "
+        )
+        lines += wrap(tr(f"   可见用例：{visible}", f"   Visible case: {visible}"), width, "     ")
+        lines += wrap(
+            tr(f"   隐藏用例变化：{hidden}", f"   Hidden cases vary: {hidden}"), width, "     "
+        )
     return "\n".join(lines)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from tutorial_lib.core.language import Text
+
 __all__ = ["display_width", "pad", "text_table", "wrap"]
 
 
@@ -61,13 +63,14 @@ def text_table(
     return "\n".join(lines)
 
 
-def wrap(text: str, width: int = 96, indent: str = "") -> list[str]:
+def wrap(text: str | Text, width: int = 96, indent: str = "") -> list[str]:
     """``text`` in lines of at most ``width`` display columns, later lines after ``indent``.
 
     Chinese text may break between any two characters; a run of other characters (an
     English word, an identifier, a number) is kept whole unless it alone is too wide.
+    A :class:`~tutorial_lib.core.language.Text` is wrapped in the current language.
     """
-    tokens = [t for t in _tokens(text) if t]
+    tokens = [t for t in _tokens(str(text)) if t]
     lines: list[str] = []
     line = ""
     for token in tokens:

@@ -63,6 +63,7 @@ from tutorial_lib.core.confirmation import (
 )
 from tutorial_lib.core.contracts import Envelope, LogRecord
 from tutorial_lib.core.host import Host
+from tutorial_lib.core.language import tr
 from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FaultPlan
@@ -121,12 +122,23 @@ def post_policy(call: PendingCall) -> Question | None:
     if call.tool.name != "github_pr_create_comment":
         return None
     arguments = call.arguments
+    pr = arguments["pr"]
     return Question(
-        text=f"在哪个仓库的 PR #{arguments['pr']} 上发这条评论？",
+        text=tr(
+            f"在哪个仓库的 PR #{pr} 上发这条评论？",
+            f"In which repository's PR #{pr} should this comment be posted?",
+        ),
         shown={
-            "where": f"PR #{arguments['pr']} 的对话区（两个仓库都有 PR #{arguments['pr']}）",
+            "where": tr(
+                f"PR #{pr} 的对话区（两个仓库都有 PR #{pr}）",
+                f"the conversation of PR #{pr} (both repositories have a PR #{pr})",
+            ),
             "comment": str(arguments["body"]),
-            "impact": "所有能看到这个 PR 的人都会收到通知；发出以后只能删除，通知收不回",
+            "impact": tr(
+                "所有能看到这个 PR 的人都会收到通知；发出以后只能删除，通知收不回",
+                "everyone who can see this PR is notified; once posted, the comment can only"
+                " be deleted, and the notifications cannot be recalled",
+            ),
         },
         choose="repository",
         candidates=REPOSITORIES,
@@ -307,9 +319,18 @@ def _read_policy(walk: Walkthrough) -> ConfirmationPolicy:
     def policy(call: PendingCall) -> Question | None:
         if walk.user_named is not None:
             return None
+        pr = call.arguments["pr"]
         return Question(
-            text=f"你说的 PR #{call.arguments['pr']} 在哪个仓库？",
-            shown={"why": "example/shop 和 other/shop 都有 PR #128；读错仓库，整份审查就错了"},
+            text=tr(
+                f"你说的 PR #{pr} 在哪个仓库？", f"Which repository is the PR #{pr} you mean in?"
+            ),
+            shown={
+                "why": tr(
+                    "example/shop 和 other/shop 都有 PR #128；读错仓库，整份审查就错了",
+                    "example/shop and other/shop both have a PR #128; reading the wrong"
+                    " repository makes the whole review wrong",
+                )
+            },
             choose="repository",
             candidates=REPOSITORIES,
         )

@@ -64,6 +64,7 @@ from tutorial_lib.core.confirmation import (
     approval_digest,
     approval_problem,
 )
+from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule
 
@@ -196,7 +197,7 @@ def _case(
     approval: dict[str, Any],
     call: dict[str, Any],
     expected: Mapping[str, Any],
-    hint: str,
+    hint: str | Text,
     *,
     session: str = _SESSION,
     now: float = _NOW,
@@ -225,15 +226,23 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _COMMENT_APPROVAL,
         _COMMENT_CALL,
         _ALLOWED,
-        "六项都通过：同一会话、同一工具、accepted、没用过、没过期、参数摘要一致。",
+        Text(
+            zh="六项都通过：同一会话、同一工具、accepted、没用过、没过期、参数摘要一致。",
+            en="All six checks pass: same session, same tool, accepted, not used yet, "
+            "not expired, same argument digest.",
+        ),
     ),
     _case(
         "放行：now 恰好等于 expires_at",
         _COMMENT_APPROVAL,
         _COMMENT_CALL,
         _ALLOWED,
-        "expired 的边界：now 不超过 expires_at 都算及时，等于也放行；"
-        "只有 now > expires_at 才算过期。",
+        Text(
+            zh="expired 的边界：now 不超过 expires_at 都算及时，等于也放行；"
+            "只有 now > expires_at 才算过期。",
+            en="The edge of expired: any now up to expires_at is in time, and equal "
+            "is let through too; only now > expires_at is expired.",
+        ),
         now=_EXPIRES,
     ),
     _case(
@@ -241,15 +250,24 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _COMMENT_APPROVAL,
         _call(_COMMENT_TOOL, dict(reversed(list(_comment().items())))),
         _ALLOWED,
-        "other_arguments 比的是 approval_digest：它先把键排序再算摘要，"
-        "键的顺序不是参数的一部分，同样的参数就是同样的摘要。",
+        Text(
+            zh="other_arguments 比的是 approval_digest：它先把键排序再算摘要，"
+            "键的顺序不是参数的一部分，同样的参数就是同样的摘要。",
+            en="other_arguments compares approval_digest: it sorts the keys before "
+            "computing the digest, so the key order is not part of the arguments; "
+            "the same arguments give the same digest.",
+        ),
     ),
     _case(
         "放行：用户选定的服务器组已填入",
         _approval(_DEPLOY_TOOL, _deploy("canary")),
         _call(_DEPLOY_TOOL, _deploy("canary")),
         _ALLOWED,
-        "批准绑定的是填入用户选择之后的参数：调用里的 group 正是用户选的 canary。",
+        Text(
+            zh="批准绑定的是填入用户选择之后的参数：调用里的 group 正是用户选的 canary。",
+            en="The approval is bound to the arguments with the user's choice filled "
+            "in: the call's group is exactly the canary the user chose.",
+        ),
     ),
     # -- other_session
     _case(
@@ -257,7 +275,13 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _comment_approval(session=_OTHER_SESSION),
         _COMMENT_CALL,
         _refused("other_session"),
-        "规则 other_session：批准只属于回答它的那个会话；别的会话拿来用，工具和参数再一致也拒绝。",
+        Text(
+            zh="规则 other_session：批准只属于回答它的那个会话；别的会话拿来用，"
+            "工具和参数再一致也拒绝。",
+            en="Rule other_session: an approval belongs only to the session that "
+            "answered it; used from another session it is refused, however exactly "
+            "the tool and the arguments match.",
+        ),
     ),
     # -- other_tool
     _case(
@@ -265,16 +289,26 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _approval(_EDIT_TOOL, _sorted({**_DELETE_ARGUMENTS, "body": "Fixed in 9f3c2e1."})),
         _call(_DELETE_TOOL, _DELETE_ARGUMENTS),
         _refused("other_tool"),
-        "规则 other_tool：用户批准的是编辑评论 1700000042，不是删除它；同一条评论、"
-        "换了工具就是另一件事（摘要也不同，但 other_tool 排在 other_arguments 之前）。",
+        Text(
+            zh="规则 other_tool：用户批准的是编辑评论 1700000042，不是删除它；同一条评论、"
+            "换了工具就是另一件事（摘要也不同，但 other_tool 排在 other_arguments 之前）。",
+            en="Rule other_tool: the user approved editing comment 1700000042, not "
+            "deleting it; the same comment with another tool is another action "
+            "(the digest differs too, but other_tool comes before other_arguments).",
+        ),
     ),
     _case(
         "other_tool：工具名区分大小写",
         _MERGE_APPROVAL,
         _call("GitHub_PR_Merge", _merge()),
         _refused("other_tool"),
-        "规则 other_tool：工具名按原样比较，区分大小写；GitHub_PR_Merge 不是用户批准的"
-        " github_pr_merge，不要 lower() 或 casefold() 以后再比。",
+        Text(
+            zh="规则 other_tool：工具名按原样比较，区分大小写；GitHub_PR_Merge 不是用户批准的"
+            " github_pr_merge，不要 lower() 或 casefold() 以后再比。",
+            en="Rule other_tool: tool names are compared exactly as they are, "
+            "case-sensitively; GitHub_PR_Merge is not the github_pr_merge the user "
+            "approved. Do not compare them after lower() or casefold().",
+        ),
     ),
     # -- used
     _case(
@@ -282,8 +316,13 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _comment_approval(state="executed"),
         _COMMENT_CALL,
         _refused("used"),
-        "规则 used：一次批准只放行一次调用；状态 executed 说明它已经用过，"
-        "重放或第二次点击都拒绝，也不要把它当成 accepted。",
+        Text(
+            zh="规则 used：一次批准只放行一次调用；状态 executed 说明它已经用过，"
+            "重放或第二次点击都拒绝，也不要把它当成 accepted。",
+            en="Rule used: an approval lets exactly one call through; the state "
+            "executed means it has been used already, so a replay or a second "
+            "click is refused. Do not treat it as accepted either.",
+        ),
     ),
     # -- not_accepted
     _case(
@@ -291,29 +330,48 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _comment_approval(state="declined"),
         _COMMENT_CALL,
         _refused("not_accepted"),
-        "规则 not_accepted：只有 accepted 能放行；declined 是用户说了不，什么都不执行。",
+        Text(
+            zh="规则 not_accepted：只有 accepted 能放行；declined 是用户说了不，什么都不执行。",
+            en="Rule not_accepted: only accepted lets a call through; declined means "
+            "the user said no, and nothing runs.",
+        ),
     ),
     _case(
         "not_accepted：用户取消了（cancelled）",
         _comment_approval(state="cancelled"),
         _COMMENT_CALL,
         _refused("not_accepted"),
-        "规则 not_accepted：cancelled 是用户关掉了问题、没有作答，同样什么都不执行。",
+        Text(
+            zh="规则 not_accepted：cancelled 是用户关掉了问题、没有作答，同样什么都不执行。",
+            en="Rule not_accepted: cancelled means the user closed the question "
+            "without answering; again, nothing runs.",
+        ),
     ),
     _case(
         "not_accepted：还没回答（asked）",
         _comment_approval(state="asked"),
         _COMMENT_CALL,
         _refused("not_accepted"),
-        "规则 not_accepted：问题还摆在用户面前，没有回答就不是批准；沉默从来不算同意。",
+        Text(
+            zh="规则 not_accepted：问题还摆在用户面前，没有回答就不是批准；沉默从来不算同意。",
+            en="Rule not_accepted: the question is still in front of the user, and "
+            "without an answer there is no approval; silence never counts as "
+            "consent.",
+        ),
     ),
     _case(
         "not_accepted：还没回答，参数里却写着 approved: true",
         _comment_approval(state="asked"),
         _call(_COMMENT_TOOL, _comment(approved=True)),
         _refused("not_accepted"),
-        "规则 not_accepted：只看批准的状态；approved 是模型自己写进参数的，不是用户的回答，"
-        "不能把一个还在 asked 的请求变成 accepted。",
+        Text(
+            zh="规则 not_accepted：只看批准的状态；approved 是模型自己写进参数的，不是用户的回答，"
+            "不能把一个还在 asked 的请求变成 accepted。",
+            en="Rule not_accepted: look only at the approval's state; approved is "
+            "something the model wrote into the arguments itself, not the user's "
+            "answer, and it cannot turn a request that is still asked into an "
+            "accepted one.",
+        ),
     ),
     # -- expired
     _case(
@@ -321,7 +379,11 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _COMMENT_APPROVAL,
         _COMMENT_CALL,
         _refused("expired"),
-        "规则 expired：now > expires_at 就过期了，哪怕只晚 0.001 秒；要用就重新问用户。",
+        Text(
+            zh="规则 expired：now > expires_at 就过期了，哪怕只晚 0.001 秒；要用就重新问用户。",
+            en="Rule expired: once now > expires_at the approval has expired, even "
+            "0.001 seconds late; to go ahead, ask the user again.",
+        ),
         now=_LATE,
     ),
     # -- other_arguments
@@ -330,31 +392,51 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _COMMENT_APPROVAL,
         _CHANGED_CALL,
         _refused("other_arguments"),
-        "规则 other_arguments：用户批准的正文是 'Summary: 2 confirmed issues.'，"
-        "调用里是 3；改一个字符就是另一个摘要，只比工具名不够。",
+        Text(
+            zh="规则 other_arguments：用户批准的正文是 'Summary: 2 confirmed issues.'，"
+            "调用里是 3；改一个字符就是另一个摘要，只比工具名不够。",
+            en="Rule other_arguments: the body the user approved is 'Summary: 2 "
+            "confirmed issues.', and the call's says 3; one changed character "
+            "gives another digest, and comparing only the tool name is not enough.",
+        ),
     ),
     _case(
         "other_arguments：模型加了 confirm: true",
         _COMMENT_APPROVAL,
         _call(_COMMENT_TOOL, _comment(confirm=True)),
         _refused("other_arguments"),
-        "规则 other_arguments：confirm 是模型自己填的参数，不是用户的回答；"
-        "它也是参数的一部分，加上它摘要就变了，批准不适用。别把它去掉再比，也别把它当批准。",
+        Text(
+            zh="规则 other_arguments：confirm 是模型自己填的参数，不是用户的回答；"
+            "它也是参数的一部分，加上它摘要就变了，批准不适用。别把它去掉再比，也别把它当批准。",
+            en="Rule other_arguments: confirm is an argument the model filled in "
+            "itself, not the user's answer; it is part of the arguments too, so "
+            "adding it changes the digest and the approval no longer applies. Do "
+            "not drop it before comparing, and do not take it for an approval.",
+        ),
     ),
     _case(
         "other_arguments：换成了 all-hosts",
         _approval(_DEPLOY_TOOL, _deploy("canary")),
         _call(_DEPLOY_TOOL, _deploy("all-hosts")),
         _refused("other_arguments"),
-        "规则 other_arguments：用户选的是 canary；all-hosts 是另一组参数，要另问一次。",
+        Text(
+            zh="规则 other_arguments：用户选的是 canary；all-hosts 是另一组参数，要另问一次。",
+            en="Rule other_arguments: the user chose canary; all-hosts is another set "
+            "of arguments and needs a question of its own.",
+        ),
     ),
     _case(
         "other_arguments：去掉了 sha",
         _MERGE_APPROVAL,
         _call(_MERGE_TOOL, {k: v for k, v in _merge().items() if k != "sha"}),
         _refused("other_arguments"),
-        "规则 other_arguments：用户批准合并的是 sha 指定的那个提交；去掉 sha 就是"
-        "“合并当时的最新提交”，少一个参数也是另一次调用。",
+        Text(
+            zh="规则 other_arguments：用户批准合并的是 sha 指定的那个提交；去掉 sha 就是"
+            "“合并当时的最新提交”，少一个参数也是另一次调用。",
+            en="Rule other_arguments: the user approved merging the commit that sha "
+            "names; without sha the call means “merge whatever the latest commit "
+            "is at that moment”, so one missing argument also makes another call.",
+        ),
     ),
     # -- priorities: other_session first
     _case(
@@ -362,28 +444,43 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _comment_approval(session=_OTHER_SESSION),
         _MERGE_CALL,
         _refused("other_session"),
-        "other_session 排在 other_tool 之前：先看批准属不属于这个会话。",
+        Text(
+            zh="other_session 排在 other_tool 之前：先看批准属不属于这个会话。",
+            en="other_session comes before other_tool: first check whether the "
+            "approval belongs to this session.",
+        ),
     ),
     _case(
         "other_session 先于 not_accepted：别的会话里被拒绝的",
         _comment_approval(session=_OTHER_SESSION, state="declined"),
         _COMMENT_CALL,
         _refused("other_session"),
-        "other_session 排在 not_accepted 之前：别的会话的请求，先报会话，不看它的状态。",
+        Text(
+            zh="other_session 排在 not_accepted 之前：别的会话的请求，先报会话，不看它的状态。",
+            en="other_session comes before not_accepted: for another session's "
+            "request, report the session first, whatever its state.",
+        ),
     ),
     _case(
         "other_session 先于 used：别的会话里用过的",
         _comment_approval(session=_OTHER_SESSION, state="executed"),
         _COMMENT_CALL,
         _refused("other_session"),
-        "other_session 排在 used 之前：别的会话的批准，用没用过都先报会话。",
+        Text(
+            zh="other_session 排在 used 之前：别的会话的批准，用没用过都先报会话。",
+            en="other_session comes before used: for another session's approval, "
+            "report the session first, used or not.",
+        ),
     ),
     _case(
         "other_session 先于 expired：别的会话里过期的",
         _comment_approval(session=_OTHER_SESSION),
         _COMMENT_CALL,
         _refused("other_session"),
-        "other_session 排在 expired 之前：先看会话，再看时间。",
+        Text(
+            zh="other_session 排在 expired 之前：先看会话，再看时间。",
+            en="other_session comes before expired: the session first, then the time.",
+        ),
         now=_LATE,
     ),
     _case(
@@ -391,7 +488,11 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _comment_approval(session=_OTHER_SESSION),
         _CHANGED_CALL,
         _refused("other_session"),
-        "other_session 排在 other_arguments 之前：会话不对，不必再比摘要。",
+        Text(
+            zh="other_session 排在 other_arguments 之前：会话不对，不必再比摘要。",
+            en="other_session comes before other_arguments: with the wrong session "
+            "there is no need to compare digests.",
+        ),
     ),
     # -- priorities: other_tool next
     _case(
@@ -399,21 +500,32 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _comment_approval(state="asked"),
         _MERGE_CALL,
         _refused("other_tool"),
-        "other_tool 排在 not_accepted 之前：这个请求问的是写评论，不是合并，先报工具。",
+        Text(
+            zh="other_tool 排在 not_accepted 之前：这个请求问的是写评论，不是合并，先报工具。",
+            en="other_tool comes before not_accepted: this request asked about "
+            "writing a comment, not about merging; report the tool first.",
+        ),
     ),
     _case(
         "other_tool 先于 used：用过的批准拿来合并",
         _comment_approval(state="executed"),
         _MERGE_CALL,
         _refused("other_tool"),
-        "other_tool 排在 used 之前：批准的工具不是这次调用的工具，先报工具。",
+        Text(
+            zh="other_tool 排在 used 之前：批准的工具不是这次调用的工具，先报工具。",
+            en="other_tool comes before used: the approved tool is not this call's "
+            "tool; report the tool first.",
+        ),
     ),
     _case(
         "other_tool 先于 expired：过期的批准拿来合并",
         _COMMENT_APPROVAL,
         _MERGE_CALL,
         _refused("other_tool"),
-        "other_tool 排在 expired 之前：先看工具，再看时间。",
+        Text(
+            zh="other_tool 排在 expired 之前：先看工具，再看时间。",
+            en="other_tool comes before expired: the tool first, then the time.",
+        ),
         now=_LATE,
     ),
     # -- priorities: the state before the time and the arguments
@@ -422,7 +534,11 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _comment_approval(state="executed"),
         _COMMENT_CALL,
         _refused("used"),
-        "used 排在 expired 之前：已经执行过的批准，先报 used。",
+        Text(
+            zh="used 排在 expired 之前：已经执行过的批准，先报 used。",
+            en="used comes before expired: for an approval that has already been "
+            "executed, report used first.",
+        ),
         now=_LATE,
     ),
     _case(
@@ -430,15 +546,25 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _comment_approval(state="executed"),
         _CHANGED_CALL,
         _refused("used"),
-        "used 排在 other_arguments 之前：先看状态，再比摘要。",
+        Text(
+            zh="used 排在 other_arguments 之前：先看状态，再比摘要。",
+            en="used comes before other_arguments: the state first, then the digest.",
+        ),
     ),
     _case(
         "not_accepted 先于 expired：状态是 expired",
         _comment_approval(state="expired"),
         _COMMENT_CALL,
         _refused("not_accepted"),
-        "not_accepted 排在 expired 之前：状态 expired 是流程已经收回的批准，"
-        "它不再是 accepted，报 not_accepted；problem expired 说的是一个 accepted 的批准超时了。",
+        Text(
+            zh="not_accepted 排在 expired 之前：状态 expired 是流程已经收回的批准，"
+            "它不再是 accepted，报 not_accepted；"
+            "problem expired 说的是一个 accepted 的批准超时了。",
+            en="not_accepted comes before expired: the state expired is an approval "
+            "the flow has already retired; it is no longer accepted, so report "
+            "not_accepted. The problem expired means that an accepted approval ran "
+            "out of time.",
+        ),
         now=_LATE,
     ),
     _case(
@@ -446,14 +572,24 @@ APPROVAL_CASES: tuple[Case, ...] = (
         _comment_approval(state="cancelled"),
         _CHANGED_CALL,
         _refused("not_accepted"),
-        "not_accepted 排在 other_arguments 之前：没有被接受的请求，先报状态，再比摘要没有意义。",
+        Text(
+            zh="not_accepted 排在 other_arguments 之前：没有被接受的请求，先报状态，"
+            "再比摘要没有意义。",
+            en="not_accepted comes before other_arguments: for a request that was not "
+            "accepted, report the state first; comparing digests means nothing "
+            "then.",
+        ),
     ),
     _case(
         "expired 先于 other_arguments：过期了、参数也变了",
         _COMMENT_APPROVAL,
         _CHANGED_CALL,
         _refused("expired"),
-        "expired 排在 other_arguments 之前：过期的批准，先报 expired。",
+        Text(
+            zh="expired 排在 other_arguments 之前：过期的批准，先报 expired。",
+            en="expired comes before other_arguments: for an expired approval, report "
+            "expired first.",
+        ),
         now=_LATE,
     ),
 )
@@ -463,70 +599,139 @@ APPROVAL_CASES: tuple[Case, ...] = (
 APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
     Rule(
         "other_session",
-        "批准来自另一个会话就拒绝。",
+        Text(zh="批准来自另一个会话就拒绝。", en="Refuse an approval from another session."),
         "other_session：另一个会话的批准",
-        "批准属于三个会话之一，约七分之一不是提问的会话。",
+        Text(
+            zh="批准属于三个会话之一，约七分之一不是提问的会话。",
+            en="The approval belongs to one of three sessions; about one in seven is "
+            "not the asking session.",
+        ),
     ),
     Rule(
         "other_tool",
-        "批准的是另一个工具就拒绝。",
+        Text(zh="批准的是另一个工具就拒绝。", en="Refuse an approval of another tool."),
         "other_tool：批准的是编辑，调用的是删除",
-        "约八分之一的调用换成另一个工具（有时连参数一起换）。",
+        Text(
+            zh="约八分之一的调用换成另一个工具（有时连参数一起换）。",
+            en="About one call in eight goes to another tool (sometimes with other arguments too).",
+        ),
     ),
     Rule(
         "工具名区分大小写",
-        "批准的工具和调用的工具按原样比较，区分大小写。",
+        Text(
+            zh="批准的工具和调用的工具按原样比较，区分大小写。",
+            en="The approved tool and the called tool are compared as they are, case-sensitively.",
+        ),
         "other_tool：工具名区分大小写",
-        "调用的工具名偶尔换了大小写（GITHUB_PR_MERGE、Deploy_Release……）。",
+        Text(
+            zh="调用的工具名偶尔换了大小写（GITHUB_PR_MERGE、Deploy_Release……）。",
+            en="Now and then the called tool's name comes in another case "
+            "(GITHUB_PR_MERGE, Deploy_Release…).",
+        ),
     ),
     Rule(
         "used",
-        '状态是 "executed" 就拒绝：一个批准只放行一次。',
+        Text(
+            zh='状态是 "executed" 就拒绝：一个批准只放行一次。',
+            en='Refuse when the state is "executed": an approval lets a call through only once.',
+        ),
         "used：第二次点击（executed）",
-        "约一成的批准是 executed，配上及时或过期的时间、改过或没改的参数。",
+        Text(
+            zh="约一成的批准是 executed，配上及时或过期的时间、改过或没改的参数。",
+            en="About one approval in ten is executed, with now before or after the "
+            "expiry, and with changed or unchanged arguments.",
+        ),
     ),
     Rule(
         "not_accepted",
-        '状态不是 "accepted"（还没回答、拒绝、取消、已过期）就拒绝。',
+        Text(
+            zh='状态不是 "accepted"（还没回答、拒绝、取消、已过期）就拒绝。',
+            en='Refuse when the state is not "accepted" (not answered yet, declined, '
+            "cancelled, expired).",
+        ),
         "not_accepted：用户取消了（cancelled）",
-        "六种状态都会抽到：asked、declined、cancelled、expired 各占一成左右。",
+        Text(
+            zh="六种状态都会抽到：asked、declined、cancelled、expired 各占一成左右。",
+            en="All six states are drawn: asked, declined, cancelled and expired "
+            "about one in ten each.",
+        ),
     ),
     Rule(
         "参数里的标志不是回答",
-        "只有用户的回答能让状态变成 accepted：调用参数里的 approved、confirm 不算。",
+        Text(
+            zh="只有用户的回答能让状态变成 accepted：调用参数里的 approved、confirm 不算。",
+            en="Only the user's answer can make the state accepted: approved or "
+            "confirm in the call's arguments does not count.",
+        ),
         "not_accepted：还没回答，参数里却写着 approved: true",
-        "asked、declined、cancelled、expired 的请求，约三成的调用参数里被模型加了 approved、"
-        "confirm 或 user_confirmed。",
+        Text(
+            zh="asked、declined、cancelled、expired 的请求，约三成的调用参数里被模型加了 approved、"
+            "confirm 或 user_confirmed。",
+            en="Of the asked, declined, cancelled and expired requests, about three "
+            "calls in ten carry an approved, confirm or user_confirmed that the "
+            "model added to the arguments.",
+        ),
     ),
     Rule(
         "按顺序检查",
-        "按顺序检查，第一个不满足的就是答案。",
+        Text(
+            zh="按顺序检查，第一个不满足的就是答案。",
+            en="Check in order: the first check that fails is the answer.",
+        ),
         "not_accepted 先于 expired：状态是 expired",
-        "一次输入常常同时有几个问题（别的会话加用过、过期加参数变了……）。",
+        Text(
+            zh="一次输入常常同时有几个问题（别的会话加用过、过期加参数变了……）。",
+            en="One input often has several problems at once (another session and "
+            "used, expired and changed arguments…).",
+        ),
     ),
     Rule(
         "expired",
-        "now 晚于 expires_at 就拒绝。",
+        Text(zh="now 晚于 expires_at 就拒绝。", en="Refuse when now is later than expires_at."),
         "expired：过期了 0.001 秒",
-        "now 比 expires_at 晚 0.001 秒、1 秒、45 秒。",
+        Text(
+            zh="now 比 expires_at 晚 0.001 秒、1 秒、45 秒。",
+            en="now is 0.001 seconds, 1 second or 45 seconds past expires_at.",
+        ),
     ),
     Rule(
         "恰好等于截止时刻还有效",
-        "now 恰好等于 expires_at 还算有效。",
+        Text(
+            zh="now 恰好等于 expires_at 还算有效。",
+            en="now exactly equal to expires_at is still valid.",
+        ),
         "放行：now 恰好等于 expires_at",
-        "约两成的输入 now 恰好等于 expires_at。",
+        Text(
+            zh="约两成的输入 now 恰好等于 expires_at。",
+            en="In about two inputs in ten, now is exactly expires_at.",
+        ),
     ),
     Rule(
         "other_arguments",
-        "调用参数的摘要与批准的摘要不同就拒绝（哪怕只差一个字符）。",
+        Text(
+            zh="调用参数的摘要与批准的摘要不同就拒绝（哪怕只差一个字符）。",
+            en="Refuse when the digest of the call's arguments differs from the "
+            "approval's digest (even by one character).",
+        ),
         "other_arguments：正文改了一个字符",
-        "参数改了一个字符、一个数、一个类型，或去掉了一个键；也有只换了键的顺序的。",
+        Text(
+            zh="参数改了一个字符、一个数、一个类型，或去掉了一个键；也有只换了键的顺序的。",
+            en="The arguments change by one character, one number or one type, or "
+            "lose a key; some only change the key order.",
+        ),
     ),
     Rule(
         "多了 confirm 也是另一组参数",
-        "多了一个 confirm: true 也是另一组参数。",
+        Text(
+            zh="多了一个 confirm: true 也是另一组参数。",
+            en="An extra confirm: true is another set of arguments too.",
+        ),
         "other_arguments：模型加了 confirm: true",
-        "约一成的调用被模型加了 confirm、approved 或 user_confirmed。",
+        Text(
+            zh="约一成的调用被模型加了 confirm、approved 或 user_confirmed。",
+            en="About one call in ten carries a confirm, approved or user_confirmed "
+            "that the model added.",
+        ),
     ),
 )
 
@@ -537,12 +742,20 @@ _HIDDEN_STATES = ("accepted", "executed", "declined", "cancelled", "asked", "exp
 _HIDDEN_STATE_WEIGHTS = (55, 11, 8, 7, 9, 10)
 #: now - expires_at: in time, exactly at the expiry, or late by a little or a lot.
 _HIDDEN_DELTAS = (-299.5, -60.0, -1.0, -0.001, 0.0, 0.0, 0.001, 1.0, 45.0)
-_HIDDEN_HINT = (
-    "和库的 approval_problem 不一致。按顺序检查：other_session（批准属于别的会话）→ "
+_HIDDEN_HINT = Text(
+    zh="和库的 approval_problem 不一致。按顺序检查：other_session（批准属于别的会话）→ "
     "other_tool（批准的是别的工具；工具名区分大小写）→ used（状态 executed）→ "
     "not_accepted（状态不是 accepted；参数里的 approved、confirm 不算回答）→ "
     "expired（now > expires_at；等于还算及时）→ other_arguments"
-    "（approval_digest(call 的工具, call 的参数) 与 digest 不同）。"
+    "（approval_digest(call 的工具, call 的参数) 与 digest 不同）。",
+    en="Differs from the library's approval_problem. Check in order: "
+    "other_session (the approval belongs to another session) → other_tool "
+    "(the approval is for another tool; tool names are case-sensitive) → "
+    "used (state executed) → not_accepted (the state is not accepted; "
+    "approved or confirm in the arguments is no answer) → expired (now > "
+    "expires_at; equal is still in time) → other_arguments "
+    "(approval_digest(the call's tool, the call's arguments) differs from "
+    "digest).",
 )
 
 

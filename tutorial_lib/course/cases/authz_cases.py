@@ -93,6 +93,7 @@ from tutorial_lib.core.authorization import (
     workspace_access,
 )
 from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.core.language import Text
 from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import ToolSpec
 from tutorial_lib.course.checks import Case
@@ -258,7 +259,9 @@ def _everything() -> dict[str, Any]:
     return _scope([_REPO], ["."], _ALL_GRANTS, secrets=True)
 
 
-def _may(name: str, scope: dict[str, Any], call: dict[str, Any], expected: Any, hint: str) -> Case:
+def _may(
+    name: str, scope: dict[str, Any], call: dict[str, Any], expected: Any, hint: str | Text
+) -> Case:
     return Case(name, (scope, call), dict(expected), hint)
 
 
@@ -269,14 +272,22 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         _scope(paths=["docs"], grants=["read"]),
         _read("docs/a.md"),
         _ALLOWED,
-        "四条规则都通过：已登记、read 已授予、docs/a.md 在前缀 docs 之下、不是密钥文件。",
+        Text(
+            zh="四条规则都通过：已登记、read 已授予、docs/a.md 在前缀 docs 之下、不是密钥文件。",
+            en="All four rules pass: declared, read granted, docs/a.md below the "
+            "prefix docs, not a secret-bearing file.",
+        ),
     ),
     _may(
         "放行：列出本仓库的评论",
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_list_comments"),
         _ALLOWED,
-        "已登记的 read 工具，仓库在任务范围里：放行，返回 {'allowed': True}。",
+        Text(
+            zh="已登记的 read 工具，仓库在任务范围里：放行，返回 {'allowed': True}。",
+            en="A declared read tool, and the repository is in the task scope: let it "
+            "through and return {'allowed': True}.",
+        ),
     ),
     # -- undeclared_tool
     _may(
@@ -284,31 +295,50 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         _everything(),
         _call("shell_run", command="ls"),
         _refused("undeclared_tool"),
-        "规则 undeclared_tool：EXERCISE_ACCESS 里没有的工具一律拒绝（默认拒绝），"
-        "哪怕任务什么都授予了。",
+        Text(
+            zh="规则 undeclared_tool：EXERCISE_ACCESS 里没有的工具一律拒绝（默认拒绝），"
+            "哪怕任务什么都授予了。",
+            en="Rule undeclared_tool: a tool that is not in EXERCISE_ACCESS is always "
+            "refused (deny by default), even when the task grants everything.",
+        ),
     ),
     _may(
         "undeclared_tool：真实存在但没登记",
         _everything(),
         _on_pr("github_pr_edit_comment", comment_id=1700000042, kind="review", body="x"),
         _refused("undeclared_tool"),
-        "规则 undeclared_tool：工具真实存在，但运营方没有登记它的类别和资源，就无从判断，拒绝。",
+        Text(
+            zh="规则 undeclared_tool：工具真实存在，但运营方没有登记它的类别和资源，就无从判断，"
+            "拒绝。",
+            en="Rule undeclared_tool: the tool really exists, but the operator has "
+            "not declared its action class and resource, so there is nothing to "
+            "judge it by: refuse.",
+        ),
     ),
     _may(
         "undeclared_tool：工具名区分大小写",
         _everything(),
         _call("Read_Lines", path="docs/a.md", start=1, count=20),
         _refused("undeclared_tool"),
-        "规则 undeclared_tool：工具名按原样比较，区分大小写；Read_Lines 不是登记过的"
-        " read_lines，不要先 lower() 或 casefold() 再查表。",
+        Text(
+            zh="规则 undeclared_tool：工具名按原样比较，区分大小写；Read_Lines 不是登记过的"
+            " read_lines，不要先 lower() 或 casefold() 再查表。",
+            en="Rule undeclared_tool: tool names are compared exactly as they are, "
+            "case-sensitively; Read_Lines is not the declared read_lines. Do not "
+            "lower() or casefold() before looking it up.",
+        ),
     ),
     _may(
         "undeclared_tool 优先：什么都没授予",
         _scope(),
         _call("shell_run", command="ls"),
         _refused("undeclared_tool"),
-        "规则 undeclared_tool 排在最前：没登记的工具没有类别可查，"
-        "报告 undeclared_tool，而不是 class_not_granted。",
+        Text(
+            zh="规则 undeclared_tool 排在最前：没登记的工具没有类别可查，"
+            "报告 undeclared_tool，而不是 class_not_granted。",
+            en="Rule undeclared_tool comes first: an undeclared tool has no action "
+            "class to look up, so report undeclared_tool, not class_not_granted.",
+        ),
     ),
     # -- class_not_granted
     _may(
@@ -316,43 +346,72 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_create_comment", **_COMMENT),
         _refused("class_not_granted"),
-        "规则 class_not_granted：github_pr_create_comment 的类别是 write，任务只授予了 read。",
+        Text(
+            zh="规则 class_not_granted：github_pr_create_comment 的类别是 write，"
+            "任务只授予了 read。",
+            en="Rule class_not_granted: github_pr_create_comment's action class is "
+            "write, and the task granted only read.",
+        ),
     ),
     _may(
         "class_not_granted：删除要单独授予",
         _scope([_REPO], grants=["read", "write"]),
         _on_pr("github_pr_delete_comment", comment_id=1700000042, kind="review"),
         _refused("class_not_granted"),
-        "规则 class_not_granted：每个类别单独授予，有 write 不等于有 delete。",
+        Text(
+            zh="规则 class_not_granted：每个类别单独授予，有 write 不等于有 delete。",
+            en="Rule class_not_granted: each action class is granted on its own; "
+            "having write does not mean having delete.",
+        ),
     ),
     _may(
         "class_not_granted：合并属于 send",
         _scope([_REPO], grants=["read", "write", "delete"]),
         _on_pr("github_pr_merge"),
         _refused("class_not_granted"),
-        "规则 class_not_granted：合并会让改动对所有人生效，属于 send，不是 write。",
+        Text(
+            zh="规则 class_not_granted：合并会让改动对所有人生效，属于 send，不是 write。",
+            en="Rule class_not_granted: a merge makes the change take effect for "
+            "everyone, so it is send, not write.",
+        ),
     ),
     _may(
         "class_not_granted：被诱导选了合并",
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_merge"),
         _refused("class_not_granted"),
-        "规则 class_not_granted：仓库没错，但模型被评论诱导，用 github_pr_merge 代替了"
-        "列出评论；检查的是这次调用本身，不是模型以为自己在做什么。",
+        Text(
+            zh="规则 class_not_granted：仓库没错，但模型被评论诱导，用 github_pr_merge 代替了"
+            "列出评论；检查的是这次调用本身，不是模型以为自己在做什么。",
+            en="Rule class_not_granted: the repository is right, but a comment lured "
+            "the model into calling github_pr_merge instead of listing the "
+            "comments; the check judges this call itself, not what the model "
+            "thinks it is doing.",
+        ),
     ),
     _may(
         "class_not_granted：只授予 send 不能读",
         _scope(paths=["docs"], grants=["send"]),
         _read("docs/a.md"),
         _refused("class_not_granted"),
-        "规则 class_not_granted：读和发送是两项授予，类别之间没有高低，有 send 不代表有 read。",
+        Text(
+            zh="规则 class_not_granted：读和发送是两项授予，类别之间没有高低，"
+            "有 send 不代表有 read。",
+            en="Rule class_not_granted: reading and sending are two separate grants; "
+            "no action class ranks above another, and having send does not mean "
+            "having read.",
+        ),
     ),
     _may(
         "class_not_granted：http_send 没有 send",
         _scope([_REPO], ["."], ["read", "write", "delete"]),
         _call("http_send", **_SEND),
         _refused("class_not_granted"),
-        "规则 class_not_granted：http_send 的类别是 send，其余类别全给了也不行。",
+        Text(
+            zh="规则 class_not_granted：http_send 的类别是 send，其余类别全给了也不行。",
+            en="Rule class_not_granted: http_send's action class is send; granting "
+            "every other class does not help.",
+        ),
     ),
     # -- outside_scope
     _may(
@@ -360,52 +419,80 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_list_comments", "attacker/shop"),
         _refused("outside_scope"),
-        "规则 outside_scope：工具选对了、read 也授予了，但 attacker/shop 不在任务的仓库里。",
+        Text(
+            zh="规则 outside_scope：工具选对了、read 也授予了，但 attacker/shop 不在任务的仓库里。",
+            en="Rule outside_scope: the tool is the right one and read is granted, "
+            "but attacker/shop is not one of the task's repositories.",
+        ),
     ),
     _may(
         "outside_scope：前缀之外的文件",
         _scope(paths=["docs"], grants=["read"]),
         _read("src/app.py"),
         _refused("outside_scope"),
-        "规则 outside_scope：src/app.py 不在前缀 docs 之下。",
+        Text(
+            zh="规则 outside_scope：src/app.py 不在前缀 docs 之下。",
+            en="Rule outside_scope: src/app.py is not below the prefix docs.",
+        ),
     ),
     _may(
         "outside_scope：docs 不包含 docs2",
         _scope(paths=["docs"], grants=["read"]),
         _read("docs2/a.md"),
         _refused("outside_scope"),
-        "规则 outside_scope：前缀按路径分量比较，docs 包含 docs 和 docs/…，不包含 docs2/…；"
-        "只用 str.startswith 会放行它。",
+        Text(
+            zh="规则 outside_scope：前缀按路径分量比较，docs 包含 docs 和 docs/…，不包含 docs2/…；"
+            "只用 str.startswith 会放行它。",
+            en="Rule outside_scope: prefixes are compared by path component: docs "
+            "contains docs and docs/…, not docs2/…; str.startswith alone would let "
+            "it through.",
+        ),
     ),
     _may(
         "outside_scope：用 .. 爬出前缀",
         _scope(paths=["docs"], grants=["read"]),
         _read("docs/../src/app.py"),
         _refused("outside_scope"),
-        "规则 outside_scope：先规范化路径（normalize_workspace_path），"
-        "docs/../src/app.py 就是 src/app.py。",
+        Text(
+            zh="规则 outside_scope：先规范化路径（normalize_workspace_path），"
+            "docs/../src/app.py 就是 src/app.py。",
+            en="Rule outside_scope: normalize the path first "
+            "(normalize_workspace_path): docs/../src/app.py is src/app.py.",
+        ),
     ),
     _may(
         "outside_scope：用 .. 爬出工作区",
         _scope(paths=["."], grants=["read"]),
         _read("../other/notes.txt"),
         _refused("outside_scope"),
-        "规则 outside_scope：爬出工作区根目录的路径不在任何前缀之下，前缀是 . 也一样。",
+        Text(
+            zh="规则 outside_scope：爬出工作区根目录的路径不在任何前缀之下，前缀是 . 也一样。",
+            en="Rule outside_scope: a path that climbs out of the workspace root is "
+            "below no prefix, and the prefix . is no exception.",
+        ),
     ),
     _may(
         "outside_scope：绝对路径",
         _scope(paths=["."], grants=["read"]),
         _read("/etc/hosts"),
         _refused("outside_scope"),
-        "规则 outside_scope：绝对路径不属于工作区，任何前缀（包括 .）都不包含它。",
+        Text(
+            zh="规则 outside_scope：绝对路径不属于工作区，任何前缀（包括 .）都不包含它。",
+            en="Rule outside_scope: an absolute path does not belong to the "
+            "workspace, and no prefix (. included) contains it.",
+        ),
     ),
     _may(
         "outside_scope：search_files 不给 path",
         _scope(paths=["docs"], grants=["read"]),
         _call("search_files", query="TODO"),
         _refused("outside_scope"),
-        "规则 outside_scope：search_files 不给 path 时搜的是整个工作区（default 是 .），"
-        "前缀 docs 不包含它。",
+        Text(
+            zh="规则 outside_scope：search_files 不给 path 时搜的是整个工作区（default 是 .），"
+            "前缀 docs 不包含它。",
+            en="Rule outside_scope: search_files without path searches the whole "
+            "workspace (its default is .), which the prefix docs does not contain.",
+        ),
     ),
     # -- secret_needs_grant
     _may(
@@ -413,53 +500,86 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         _scope(paths=["config"], grants=["read"]),
         _read("config/.env"),
         _refused("secret_needs_grant"),
-        "规则 secret_needs_grant：read 授予了、路径也在范围内，但 config/.env 是密钥文件，"
-        "要 secrets 单独授予。",
+        Text(
+            zh="规则 secret_needs_grant：read 授予了、路径也在范围内，但 config/.env 是密钥文件，"
+            "要 secrets 单独授予。",
+            en="Rule secret_needs_grant: read is granted and the path is in scope, "
+            "but config/.env is a secret-bearing file and needs secrets granted "
+            "separately.",
+        ),
     ),
     _may(
         "secret_needs_grant：credentials/ 目录下的文件",
         _scope(paths=["config"], grants=["read"]),
         _read("config/credentials/prod.json"),
         _refused("secret_needs_grant"),
-        "规则 secret_needs_grant：路径的每一段都要看，credentials 目录下的文件都算密钥文件。",
+        Text(
+            zh="规则 secret_needs_grant：路径的每一段都要看，"
+            "credentials 目录下的文件都算密钥文件。",
+            en="Rule secret_needs_grant: look at every segment of the path; every "
+            "file under a credentials directory is a secret-bearing file.",
+        ),
     ),
     _may(
         "secret_needs_grant：大写的 site.PEM",
         _scope(paths=["certs"], grants=["read"]),
         _read("certs/site.PEM"),
         _refused("secret_needs_grant"),
-        "规则 secret_needs_grant：密钥文件名不分大小写，site.PEM 也匹配 *.pem。",
+        Text(
+            zh="规则 secret_needs_grant：密钥文件名不分大小写，site.PEM 也匹配 *.pem。",
+            en="Rule secret_needs_grant: secret-bearing file names are matched "
+            "ignoring case, so site.PEM matches *.pem too.",
+        ),
     ),
     _may(
         "放行：授予 secrets 后读 .env",
         _scope(paths=["config"], grants=["read"], secrets=True),
         _read("config/.env"),
         _ALLOWED,
-        "secrets 授予了，read 也授予了，路径在范围内：secret_needs_grant 不再拒绝。",
+        Text(
+            zh="secrets 授予了，read 也授予了，路径在范围内：secret_needs_grant 不再拒绝。",
+            en="secrets is granted, read is granted too, and the path is in scope: "
+            "secret_needs_grant no longer refuses.",
+        ),
     ),
     _may(
         "放行：environment.md 不是密钥文件",
         _scope(paths=["docs"], grants=["read"]),
         _read("docs/environment.md"),
         _ALLOWED,
-        "规则 secret_needs_grant 按文件名模式匹配（.env、.env.*、*.pem……），"
-        "不是看名字里有没有 env。",
+        Text(
+            zh="规则 secret_needs_grant 按文件名模式匹配（.env、.env.*、*.pem……），"
+            "不是看名字里有没有 env。",
+            en="Rule secret_needs_grant matches file name patterns (.env, .env.*, "
+            "*.pem…); it does not check whether the name contains env.",
+        ),
     ),
     _may(
         "secret_needs_grant：路径里绕一圈经过 .env",
         _scope(paths=["notes"], grants=["read"]),
         _read("notes/.env/../todo.md"),
         _refused("secret_needs_grant"),
-        "规则 secret_needs_grant 看的是调用给出的原路径的每一段：notes/.env/../todo.md"
-        " 里有一段叫 .env，规范化以后才看不见它；所以用 is_secret_path(原路径)。",
+        Text(
+            zh="规则 secret_needs_grant 看的是调用给出的原路径的每一段：notes/.env/../todo.md"
+            " 里有一段叫 .env，规范化以后才看不见它；所以用 is_secret_path(原路径)。",
+            en="Rule secret_needs_grant looks at every segment of the path exactly as "
+            "the call gives it: notes/.env/../todo.md has a segment named .env, "
+            "which only disappears after normalizing; so use is_secret_path(the "
+            "original path).",
+        ),
     ),
     _may(
         "secret_needs_grant：search_files 也能读到 .env",
         _scope(paths=["config"], grants=["read"]),
         _call("search_files", query="TOKEN", path="config/.env"),
         _refused("secret_needs_grant"),
-        "规则 secret_needs_grant 管的是每一个能读到文件内容的工具：search_files 的预览就是"
-        "文件的内容，它的 path 和 read_lines 的 path 一样要看是不是密钥文件。",
+        Text(
+            zh="规则 secret_needs_grant 管的是每一个能读到文件内容的工具：search_files 的预览就是"
+            "文件的内容，它的 path 和 read_lines 的 path 一样要看是不是密钥文件。",
+            en="Rule secret_needs_grant covers every tool that can read a file's "
+            "contents: search_files' preview is the file's content, so its path "
+            "must be checked for a secret-bearing file just like read_lines' path.",
+        ),
     ),
     # -- priorities between rules
     _may(
@@ -467,35 +587,55 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_create_comment", "attacker/shop", **_COMMENT),
         _refused("class_not_granted"),
-        "class_not_granted 排在 outside_scope 之前：write 没有授予，先报类别。",
+        Text(
+            zh="class_not_granted 排在 outside_scope 之前：write 没有授予，先报类别。",
+            en="class_not_granted comes before outside_scope: write is not granted, "
+            "so report the action class first.",
+        ),
     ),
     _may(
         "范围先于密钥：前缀之外的 .env",
         _scope(paths=["docs"], grants=["read"]),
         _read("src/.env"),
         _refused("outside_scope"),
-        "outside_scope 排在 secret_needs_grant 之前：src/.env 本来就不在 docs 之下。",
+        Text(
+            zh="outside_scope 排在 secret_needs_grant 之前：src/.env 本来就不在 docs 之下。",
+            en="outside_scope comes before secret_needs_grant: src/.env is not below "
+            "docs in the first place.",
+        ),
     ),
     _may(
         "类别先于密钥：不能读的 .env",
         _scope(paths=["."], grants=["write"]),
         _read(".env"),
         _refused("class_not_granted"),
-        "class_not_granted 排在 secret_needs_grant 之前：read 没有授予，先报类别。",
+        Text(
+            zh="class_not_granted 排在 secret_needs_grant 之前：read 没有授予，先报类别。",
+            en="class_not_granted comes before secret_needs_grant: read is not "
+            "granted, so report the action class first.",
+        ),
     ),
     _may(
         "授予 secrets 仍需 read",
         _scope(paths=["."], grants=["write"], secrets=True),
         _read(".env"),
         _refused("class_not_granted"),
-        "规则 class_not_granted：secrets 只是密钥文件的额外授予，不代替动作类别。",
+        Text(
+            zh="规则 class_not_granted：secrets 只是密钥文件的额外授予，不代替动作类别。",
+            en="Rule class_not_granted: secrets is only an extra grant for "
+            "secret-bearing files; it does not replace the action class.",
+        ),
     ),
     _may(
         "授予 secrets 不扩大范围",
         _scope(paths=["docs"], grants=["read"], secrets=True),
         _read(".env"),
         _refused("outside_scope"),
-        "规则 outside_scope：secrets 授予的是敏感文件，不是位置，.env 不在 docs 之下。",
+        Text(
+            zh="规则 outside_scope：secrets 授予的是敏感文件，不是位置，.env 不在 docs 之下。",
+            en="Rule outside_scope: secrets grants secret-bearing files, not a "
+            "location; .env is not below docs.",
+        ),
     ),
     # -- comparisons
     _may(
@@ -503,130 +643,212 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         _scope(grants=["send"], hosts=["Collector.example"]),
         _call("http_send", **_SEND),
         _ALLOWED,
-        "http_send 的资源是 url 的主机：collector.example 在 hosts 里（主机名不分大小写），放行。",
+        Text(
+            zh="http_send 的资源是 url 的主机：collector.example 在 hosts 里（主机名不分大小写），"
+            "放行。",
+            en="http_send's resource is the url's host: collector.example is in hosts "
+            "(host names ignore case), so let it through.",
+        ),
     ),
     _may(
         "outside_scope：http_send 发往没列出的主机",
         _scope(grants=["send"], hosts=["hooks.example.com"]),
         _call("http_send", **_SEND),
         _refused("outside_scope"),
-        "规则 outside_scope：授予了 send，但 collector.example 不在 hosts 里；"
-        "发往哪里和能不能发是两回事。",
+        Text(
+            zh="规则 outside_scope：授予了 send，但 collector.example 不在 hosts 里；"
+            "发往哪里和能不能发是两回事。",
+            en="Rule outside_scope: send is granted, but collector.example is not in "
+            "hosts; where a call may send to and whether it may send at all are "
+            "two different things.",
+        ),
     ),
     _may(
         "outside_scope：主机名里含着允许的主机",
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://collector.example.attacker.example/in"}),
         _refused("outside_scope"),
-        "规则 outside_scope：主机要和 hosts 里的某一项整个相等（不分大小写）；"
-        "collector.example.attacker.example 是 attacker.example 的主机，"
-        "只看 url 里有没有这串字（in）会放行它。",
+        Text(
+            zh="规则 outside_scope：主机要和 hosts 里的某一项整个相等（不分大小写）；"
+            "collector.example.attacker.example 是 attacker.example 的主机，"
+            "只看 url 里有没有这串字（in）会放行它。",
+            en="Rule outside_scope: the network host must equal one entry of hosts as "
+            "a whole (ignoring case); collector.example.attacker.example is a host "
+            "of attacker.example, and only checking whether the url contains the "
+            "string (in) would let it through.",
+        ),
     ),
     _may(
         "outside_scope：主机名以允许的主机结尾",
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://evilcollector.example/in"}),
         _refused("outside_scope"),
-        "规则 outside_scope：evilcollector.example 是另一台主机；"
-        "用 endswith 比较主机名会放行它，要整个相等。",
+        Text(
+            zh="规则 outside_scope：evilcollector.example 是另一台主机；"
+            "用 endswith 比较主机名会放行它，要整个相等。",
+            en="Rule outside_scope: evilcollector.example is another network host; "
+            "comparing host names with endswith would let it through. They must be "
+            "equal as a whole.",
+        ),
     ),
     _may(
         "放行：url 带端口",
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://collector.example:8443/in"}),
         _ALLOWED,
-        "outside_scope：端口不是主机的一部分，这个 url 的主机（hostname）就是 collector.example；"
-        "urlsplit(url).netloc 是 collector.example:8443，要比较 hostname，不是 netloc。",
+        Text(
+            zh="outside_scope：端口不是主机的一部分，"
+            "这个 url 的主机（hostname）就是 collector.example；"
+            "urlsplit(url).netloc 是 collector.example:8443，要比较 hostname，不是 netloc。",
+            en="outside_scope: the port is not part of the host; this url's host "
+            "(hostname) is collector.example. urlsplit(url).netloc is "
+            "collector.example:8443: compare hostname, not netloc.",
+        ),
     ),
     _may(
         "放行：url 带用户信息",
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://bot:pw@collector.example/in"}),
         _ALLOWED,
-        "outside_scope：用户信息（@ 前面的 bot:pw）不是主机的一部分，主机（hostname）是 "
-        "collector.example；netloc 带着 bot:pw@，按 : 切开取第一段得到的是 bot。",
+        Text(
+            zh="outside_scope：用户信息（@ 前面的 bot:pw）不是主机的一部分，主机（hostname）是 "
+            "collector.example；netloc 带着 bot:pw@，按 : 切开取第一段得到的是 bot。",
+            en="outside_scope: the user info (bot:pw before the @) is not part of the "
+            "host; the host (hostname) is collector.example. netloc still carries "
+            "bot:pw@, and splitting it at : and taking the first part gives bot.",
+        ),
     ),
     _may(
         "outside_scope：允许的主机写在 @ 前面",
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://collector.example@attacker.example/in"}),
         _refused("outside_scope"),
-        "规则 outside_scope：@ 前面是用户信息，后面才是主机：这个请求发往 attacker.example"
-        "（hostname），collector.example 只是用户名；取 @ 前面那段、或 @ 两边有一段相等就放行，"
-        "都会把数据送到 attacker.example。",
+        Text(
+            zh="规则 outside_scope：@ 前面是用户信息，后面才是主机：这个请求发往 attacker.example"
+            "（hostname），collector.example 只是用户名；取 @ 前面那段、或 @ 两边有一段相等就放行，"
+            "都会把数据送到 attacker.example。",
+            en="Rule outside_scope: before the @ comes user info, the host comes "
+            "after it: this request goes to attacker.example (hostname), and "
+            "collector.example is only a user name. Taking the part before the @, "
+            "or letting it through when either side of the @ matches, both send "
+            "the data to attacker.example.",
+        ),
     ),
     _may(
         "放行：主机末尾多一个点",
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://collector.example./in"}),
         _ALLOWED,
-        "outside_scope：collector.example. 末尾的点只是完整域名的写法，和 collector.example "
-        "是同一台主机；比较前去掉末尾的点。",
+        Text(
+            zh="outside_scope：collector.example. 末尾的点只是完整域名的写法，和 collector.example "
+            "是同一台主机；比较前去掉末尾的点。",
+            en="outside_scope: the trailing dot of collector.example. is only how a "
+            "fully qualified domain name is written; it is the same network host "
+            "as collector.example. Drop the trailing dot before comparing.",
+        ),
     ),
     _may(
         "放行：hosts 里的主机写成末尾带点",
         _scope(grants=["send"], hosts=["collector.example."]),
         _call("http_send", **_SEND),
         _ALLOWED,
-        "outside_scope：hosts 里的 collector.example. 和 url 里的 collector.example 是同一台"
-        "主机；hosts 里的每一项也要去掉末尾的点再比较。",
+        Text(
+            zh="outside_scope：hosts 里的 collector.example. 和 url 里的 collector.example 是同一台"
+            "主机；hosts 里的每一项也要去掉末尾的点再比较。",
+            en="outside_scope: collector.example. in hosts and collector.example in "
+            "the url are the same network host; drop the trailing dot from every "
+            "entry of hosts as well before comparing.",
+        ),
     ),
     _may(
         "放行：hosts 里的 * 允许任何主机",
         _scope(grants=["send"], hosts=["*"]),
         _call("http_send", **_SEND),
         _ALLOWED,
-        "hosts 含 '*' 时任何主机都放行：这就是“能把数据送出去”的那条腿，只能给没有私密数据的任务。",
+        Text(
+            zh="hosts 含 '*' 时任何主机都放行：这就是“能把数据送出去”的那条腿，"
+            "只能给没有私密数据的任务。",
+            en="When hosts contains '*', every network host is let through: that is "
+            "the leg that “can send data out”, so give it only to a task with no "
+            "private data.",
+        ),
     ),
     _may(
         "大小写：仓库名不分大小写",
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_list_comments", "Example/Shop"),
         _ALLOWED,
-        "outside_scope 比较仓库名时忽略大小写（GitHub 就是这样）：两边都 casefold() 再比。",
+        Text(
+            zh="outside_scope 比较仓库名时忽略大小写（GitHub 就是这样）：两边都 casefold() 再比。",
+            en="outside_scope ignores case when it compares repository names (as "
+            "GitHub does): casefold() both sides before comparing.",
+        ),
     ),
     _may(
         "大小写：范围里写的是大写",
         _scope(["Example/Shop"], grants=["read"]),
         _on_pr("github_pr_get"),
         _ALLOWED,
-        "outside_scope 忽略大小写：范围里的名字也要 casefold()，不只是调用里的。",
+        Text(
+            zh="outside_scope 忽略大小写：范围里的名字也要 casefold()，不只是调用里的。",
+            en="outside_scope ignores case: casefold() the names in the scope too, "
+            "not only the one in the call.",
+        ),
     ),
     _may(
         "前缀：docs 包含它自己",
         _scope(paths=["docs"], grants=["read"]),
         _call("search_files", query="TODO", path="docs"),
         _ALLOWED,
-        "outside_scope：前缀 docs 包含 docs 本身和 docs/ 下的一切。",
+        Text(
+            zh="outside_scope：前缀 docs 包含 docs 本身和 docs/ 下的一切。",
+            en="outside_scope: the prefix docs contains docs itself and everything under docs/.",
+        ),
     ),
     _may(
         "前缀：范围写成 docs/",
         _scope(paths=["docs/"], grants=["read"]),
         _read("docs/a.md"),
         _ALLOWED,
-        "outside_scope：范围里的前缀也要规范化，docs/ 就是 docs。",
+        Text(
+            zh="outside_scope：范围里的前缀也要规范化，docs/ 就是 docs。",
+            en="outside_scope: the prefixes in the scope must be normalized too; docs/ is docs.",
+        ),
     ),
     _may(
         "前缀：.. 留在前缀之内",
         _scope(paths=["docs"], grants=["read"]),
         _read("./docs/sub/../a.md"),
         _ALLOWED,
-        "outside_scope：规范化之后是 docs/a.md，在范围内；不要一见 .. 就拒绝。",
+        Text(
+            zh="outside_scope：规范化之后是 docs/a.md，在范围内；不要一见 .. 就拒绝。",
+            en="outside_scope: normalized, this is docs/a.md, which is in scope; do "
+            "not refuse a path just because it contains ..",
+        ),
     ),
     _may(
         "前缀：. 包含根目录下的文件",
         _scope(paths=["."], grants=["read"]),
         _read("README.md"),
         _ALLOWED,
-        "outside_scope：前缀 . 包含整个工作区里的每个路径，README.md 既不等于 .，"
-        "也不以 ./ 开头，要单独处理 .。",
+        Text(
+            zh="outside_scope：前缀 . 包含整个工作区里的每个路径，README.md 既不等于 .，"
+            "也不以 ./ 开头，要单独处理 .。",
+            en="outside_scope: the prefix . contains every path in the whole "
+            "workspace; README.md neither equals . nor starts with ./, so . needs "
+            "handling of its own.",
+        ),
     ),
     _may(
         "前缀：. 包含整个工作区",
         _scope(paths=["."], grants=["read"]),
         _call("search_files", query="TODO"),
         _ALLOWED,
-        "outside_scope：前缀 . 包含整个工作区，search_files 不给 path 搜的正是它。",
+        Text(
+            zh="outside_scope：前缀 . 包含整个工作区，search_files 不给 path 搜的正是它。",
+            en="outside_scope: the prefix . contains the whole workspace, which is "
+            "exactly what search_files searches without path.",
+        ),
     ),
 )
 
@@ -635,148 +857,306 @@ MAY_RUN_CASES: tuple[Case, ...] = (
 MAY_RUN_RULES: tuple[Rule, ...] = (
     Rule(
         "undeclared_tool",
-        "工具不在 EXERCISE_ACCESS 里就拒绝（默认拒绝）。",
+        Text(
+            zh="工具不在 EXERCISE_ACCESS 里就拒绝（默认拒绝）。",
+            en="Refuse a tool that is not in EXERCISE_ACCESS (deny by default).",
+        ),
         "undeclared_tool：表里没有的工具",
-        "没登记的工具（shell_run、read_file……），配上各种范围和授予。",
+        Text(
+            zh="没登记的工具（shell_run、read_file……），配上各种范围和授予。",
+            en="Undeclared tools (shell_run, read_file…) with all kinds of scopes and grants.",
+        ),
     ),
     Rule(
         "工具名区分大小写",
-        "工具名按原样查表，区分大小写。",
+        Text(
+            zh="工具名按原样查表，区分大小写。",
+            en="Look tool names up exactly as they are, case-sensitively.",
+        ),
         "undeclared_tool：工具名区分大小写",
-        "登记过的工具名换了大小写（READ_LINES、Search_files、Http_Send……）。",
+        Text(
+            zh="登记过的工具名换了大小写（READ_LINES、Search_files、Http_Send……）。",
+            en="Declared tool names in another case (READ_LINES, Search_files, Http_Send…).",
+        ),
     ),
     Rule(
         "class_not_granted",
-        "工具的类别不在 grants 里就拒绝；类别逐项授予，没有高低。",
+        Text(
+            zh="工具的类别不在 grants 里就拒绝；类别逐项授予，没有高低。",
+            en="Refuse when the tool's action class is not in grants; classes are "
+            "granted one by one, and none ranks above another.",
+        ),
         "class_not_granted：只授予 send 不能读",
-        "grants 是四个类别的任意子集，每个登记过的工具都会抽到。",
+        Text(
+            zh="grants 是四个类别的任意子集，每个登记过的工具都会抽到。",
+            en="grants is any subset of the four action classes, and every declared tool is drawn.",
+        ),
     ),
     Rule(
         "按顺序检查",
-        "按顺序检查，第一条不满足的规则就是答案。",
+        Text(
+            zh="按顺序检查，第一条不满足的规则就是答案。",
+            en="Check in order: the first rule that fails is the answer.",
+        ),
         "类别先于范围：只读任务写到别的仓库",
-        "同一次调用常常同时违反几条规则（没授予的类别加范围外的资源、范围外的密钥文件）。",
+        Text(
+            zh="同一次调用常常同时违反几条规则（没授予的类别加范围外的资源、范围外的密钥文件）。",
+            en="One call often breaks several rules at once (an action class not "
+            "granted plus a resource outside the scope, a secret-bearing file "
+            "outside the scope).",
+        ),
     ),
     Rule(
         "仓库名不分大小写",
-        "github：仓库名在 repositories 里，不分大小写。",
+        Text(
+            zh="github：仓库名在 repositories 里，不分大小写。",
+            en="github: the repository name is in repositories, ignoring case.",
+        ),
         "大小写：仓库名不分大小写",
-        "范围里和调用里的仓库名各自随机换大小写，也有范围外的仓库。",
+        Text(
+            zh="范围里和调用里的仓库名各自随机换大小写，也有范围外的仓库。",
+            en="The repository names in the scope and in the call each change case at "
+            "random; some repositories are outside the scope.",
+        ),
     ),
     Rule(
         "参数缺省用 default",
-        "workspace：参数缺省时用 default。",
+        Text(
+            zh="workspace：参数缺省时用 default。",
+            en="workspace: when the argument is left out, use default.",
+        ),
         "outside_scope：search_files 不给 path",
-        "search_files 有时不给 path，范围有时含 .、有时不含。",
+        Text(
+            zh="search_files 有时不给 path，范围有时含 .、有时不含。",
+            en="search_files sometimes comes without path; the scope sometimes "
+            "contains . and sometimes does not.",
+        ),
     ),
     Rule(
         "路径先规范化",
-        "workspace：路径先用 normalize_workspace_path 规范化，得到 None（绝对路径、用 .. "
-        "爬出工作区）就不在范围里。",
+        Text(
+            zh="workspace：路径先用 normalize_workspace_path 规范化，得到 None（绝对路径、用 .. "
+            "爬出工作区）就不在范围里。",
+            en="workspace: normalize the path first with normalize_workspace_path; a "
+            "None (an absolute path, a climb out of the workspace with ..) is not "
+            "in scope.",
+        ),
         "outside_scope：用 .. 爬出前缀",
-        "从范围的前缀造出的路径：在它下面、用 .. 爬出去、写成绝对路径、前面加 ./。",
+        Text(
+            zh="从范围的前缀造出的路径：在它下面、用 .. 爬出去、写成绝对路径、前面加 ./。",
+            en="Paths made from the scope's prefixes: below one, climbing out with "
+            ".., written as an absolute path, prefixed with ./.",
+        ),
     ),
     Rule(
         "前缀也规范化",
-        "workspace：前缀也规范化（docs/ 就是 docs）。",
+        Text(
+            zh="workspace：前缀也规范化（docs/ 就是 docs）。",
+            en="workspace: normalize the prefixes too (docs/ is docs).",
+        ),
         "前缀：范围写成 docs/",
-        "范围里的前缀有 docs/ 这样带斜杠的写法。",
+        Text(
+            zh="范围里的前缀有 docs/ 这样带斜杠的写法。",
+            en="Prefixes in the scope include spellings with a trailing slash, like docs/.",
+        ),
     ),
     Rule(
         ". 包含一切",
-        'workspace："." 包含一切。',
+        Text(zh='workspace："." 包含一切。', en='workspace: "." contains everything.'),
         "前缀：. 包含根目录下的文件",
-        "范围常常含 .，路径取自整个工作区。",
+        Text(
+            zh="范围常常含 .，路径取自整个工作区。",
+            en="The scope often contains ., and the paths come from the whole workspace.",
+        ),
     ),
     Rule(
         "前缀按分量比较",
-        "workspace：路径要么等于前缀，要么以“前缀 + /”开头（docs 不包含 docs2/a.md）。",
+        Text(
+            zh="workspace：路径要么等于前缀，要么以“前缀 + /”开头（docs 不包含 docs2/a.md）。",
+            en="workspace: a path either equals the prefix or starts with “prefix + "
+            "/” (docs does not contain docs2/a.md).",
+        ),
         "outside_scope：docs 不包含 docs2",
-        "和前缀共用开头字母的兄弟目录（docs2、notes/20260）。",
+        Text(
+            zh="和前缀共用开头字母的兄弟目录（docs2、notes/20260）。",
+            en="Sibling directories that share a prefix's first letters (docs2, notes/20260).",
+        ),
     ),
     Rule(
         "主机整个相等",
-        "outbound：url 的主机（urlsplit(url).hostname）在 hosts 里，是整个相等，"
-        "不是 url 里含有它。",
+        Text(
+            zh="outbound：url 的主机（urlsplit(url).hostname）在 hosts 里，是整个相等，"
+            "不是 url 里含有它。",
+            en="outbound: the url's host (urlsplit(url).hostname) is in hosts, equal "
+            "as a whole, not merely contained in the url.",
+        ),
         "outside_scope：主机名里含着允许的主机",
-        "url 的主机是允许主机的仿冒：attacker-{h}、{h}.attacker.example、"
-        "{h}@attacker.example（用户名）。",
+        Text(
+            zh="url 的主机是允许主机的仿冒：attacker-{h}、{h}.attacker.example、"
+            "{h}@attacker.example（用户名）。",
+            en="The url's host is a look-alike of an allowed network host: "
+            "attacker-{h}, {h}.attacker.example, {h}@attacker.example (a user "
+            "name).",
+        ),
     ),
     Rule(
         "主机不是结尾相同",
-        "outbound：主机整个相等，结尾相同的另一台主机不算。",
+        Text(
+            zh="outbound：主机整个相等，结尾相同的另一台主机不算。",
+            en="outbound: the host must be equal as a whole; another network host "
+            "with the same ending does not count.",
+        ),
         "outside_scope：主机名以允许的主机结尾",
-        "evil{h}、sub.{h} 这样以允许主机结尾的主机；也有带端口、末尾带点、大写的同一台主机。",
+        Text(
+            zh="evil{h}、sub.{h} 这样以允许主机结尾的主机；"
+            "也有带端口、末尾带点、大写的同一台主机。",
+            en="Hosts that end with an allowed host, like evil{h} and sub.{h}; also "
+            "the same network host with a port, a trailing dot or in upper case.",
+        ),
     ),
     Rule(
         "端口不是主机的一部分",
-        "outbound：主机不含端口（collector.example:8443 的主机是 collector.example），"
-        "比较 hostname，不是 netloc。",
+        Text(
+            zh="outbound：主机不含端口（collector.example:8443 的主机是 collector.example），"
+            "比较 hostname，不是 netloc。",
+            en="outbound: the host does not include the port (the host of "
+            "collector.example:8443 is collector.example); compare hostname, not "
+            "netloc.",
+        ),
         "放行：url 带端口",
-        "允许的主机和它的各种仿冒随机带上端口 :8443、:443、:80。",
+        Text(
+            zh="允许的主机和它的各种仿冒随机带上端口 :8443、:443、:80。",
+            en="The allowed hosts and their look-alikes get a random port :8443, :443 or :80.",
+        ),
     ),
     Rule(
         "用户信息不是主机的一部分",
-        "outbound：主机不含 @ 前面的用户信息（bot:pw@collector.example 的主机是 "
-        "collector.example）。",
+        Text(
+            zh="outbound：主机不含 @ 前面的用户信息（bot:pw@collector.example 的主机是 "
+            "collector.example）。",
+            en="outbound: the host does not include the user info before an @ (the "
+            "host of bot:pw@collector.example is collector.example).",
+        ),
         "放行：url 带用户信息",
-        "主机前面随机加上用户信息，有时还带端口：user@、bot:pw@、{h}@、{h}:443@、"
-        "attacker.example@。",
+        Text(
+            zh="主机前面随机加上用户信息，有时还带端口：user@、bot:pw@、{h}@、{h}:443@、"
+            "attacker.example@。",
+            en="User info is added before the host at random, sometimes with a port "
+            "too: user@, bot:pw@, {h}@, {h}:443@, attacker.example@.",
+        ),
     ),
     Rule(
         "@ 后面才是主机",
-        "outbound：@ 前面是用户信息，后面才是主机：collector.example@attacker.example 发往 "
-        "attacker.example。",
+        Text(
+            zh="outbound：@ 前面是用户信息，后面才是主机：collector.example@attacker.example 发往 "
+            "attacker.example。",
+            en="outbound: before the @ comes user info, the host comes after it: "
+            "collector.example@attacker.example goes to attacker.example.",
+        ),
         "outside_scope：允许的主机写在 @ 前面",
-        "用户信息就是允许的主机（{h}@、{h}:443@），@ 后面是另一台主机或它的仿冒。",
+        Text(
+            zh="用户信息就是允许的主机（{h}@、{h}:443@），@ 后面是另一台主机或它的仿冒。",
+            en="The user info is the allowed host itself ({h}@, {h}:443@), and after "
+            "the @ comes another network host or a look-alike.",
+        ),
     ),
     Rule(
         "主机不分大小写",
-        "outbound：主机比较不分大小写。",
+        Text(zh="outbound：主机比较不分大小写。", en="outbound: hosts are compared ignoring case."),
         "放行：http_send 发往范围里的主机",
-        "url 里和 hosts 里的主机名各自换大小写。",
+        Text(
+            zh="url 里和 hosts 里的主机名各自换大小写。",
+            en="Host names in the url and in hosts each change case.",
+        ),
     ),
     Rule(
         "主机末尾的点",
-        "outbound：主机去掉末尾的点再比较。",
+        Text(
+            zh="outbound：主机去掉末尾的点再比较。",
+            en="outbound: drop the host's trailing dot before comparing.",
+        ),
         "放行：主机末尾多一个点",
-        "允许主机的写法之一是末尾带点的 {h}.。",
+        Text(
+            zh="允许主机的写法之一是末尾带点的 {h}.。",
+            en="One way an allowed host is written is with a trailing dot: {h}.",
+        ),
     ),
     Rule(
         "hosts 里的点也去掉",
-        "outbound：hosts 里的每一项也去掉末尾的点再比较。",
+        Text(
+            zh="outbound：hosts 里的每一项也去掉末尾的点再比较。",
+            en="outbound: drop the trailing dot from every entry of hosts too before comparing.",
+        ),
         "放行：hosts 里的主机写成末尾带点",
-        "发往具名主机的隐藏调用里，一半的范围把 hosts 写成末尾带点的 {h}.。",
+        Text(
+            zh="发往具名主机的隐藏调用里，一半的范围把 hosts 写成末尾带点的 {h}.。",
+            en="In the hidden calls to a named network host, half of the scopes write "
+            "hosts with a trailing dot: {h}.",
+        ),
     ),
     Rule(
         "* 允许任何主机",
-        'outbound：hosts 含 "*" 时任何主机都可以。',
+        Text(
+            zh='outbound：hosts 含 "*" 时任何主机都可以。',
+            en='outbound: when hosts contains "*", any network host is allowed.',
+        ),
         "放行：hosts 里的 * 允许任何主机",
-        "有的范围的 hosts 含 *，有的只列出主机。",
+        Text(
+            zh="有的范围的 hosts 含 *，有的只列出主机。",
+            en="Some scopes' hosts contain *, others only list network hosts.",
+        ),
     ),
     Rule(
         "secret_needs_grant",
-        "是密钥文件（is_secret_path）而 secrets 为假就拒绝。",
+        Text(
+            zh="是密钥文件（is_secret_path）而 secrets 为假就拒绝。",
+            en="Refuse a secret-bearing file (is_secret_path) when secrets is false.",
+        ),
         "secret_needs_grant：读 .env",
-        "前缀下面的 .env、.env.local、credentials/…、*.pem、Secrets.yaml，secrets 随机给或不给。",
+        Text(
+            zh="前缀下面的 .env、.env.local、credentials/…、*.pem、Secrets.yaml，"
+            "secrets 随机给或不给。",
+            en=".env, .env.local, credentials/…, *.pem, Secrets.yaml below a prefix, "
+            "with secrets granted or not at random.",
+        ),
     ),
     Rule(
         "看原路径",
-        "secret_needs_grant 看调用给出的原路径（规范化之前，中间那一段也算）。",
+        Text(
+            zh="secret_needs_grant 看调用给出的原路径（规范化之前，中间那一段也算）。",
+            en="secret_needs_grant looks at the path as the call gives it (before "
+            "normalizing; a segment in the middle counts too).",
+        ),
         "secret_needs_grant：路径里绕一圈经过 .env",
-        "路径经过 .env/../a.md 这样的段：规范化之后看不见那一段 .env。",
+        Text(
+            zh="路径经过 .env/../a.md 这样的段：规范化之后看不见那一段 .env。",
+            en="Paths that pass through segments like .env/../a.md: after "
+            "normalizing, that .env segment is gone.",
+        ),
     ),
     Rule(
         "每个能读到文件的工具",
-        "secret_needs_grant 对 read_lines 和 search_files 一样适用：两个工具都能读到文件内容。",
+        Text(
+            zh="secret_needs_grant 对 read_lines 和 search_files 一样适用："
+            "两个工具都能读到文件内容。",
+            en="secret_needs_grant applies to read_lines and search_files alike: both "
+            "tools can read a file's contents.",
+        ),
         "secret_needs_grant：search_files 也能读到 .env",
-        "read_lines 和 search_files 抽到的次数差不多，path 来自同一个路径池。",
+        Text(
+            zh="read_lines 和 search_files 抽到的次数差不多，path 来自同一个路径池。",
+            en="read_lines and search_files are drawn about equally often, with paths "
+            "from the same pool.",
+        ),
     ),
     Rule(
         "secrets 授予后放行",
-        "secrets 为真时，密钥文件不再因 secret_needs_grant 被拒绝。",
+        Text(
+            zh="secrets 为真时，密钥文件不再因 secret_needs_grant 被拒绝。",
+            en="When secrets is true, secret_needs_grant no longer refuses a secret-bearing file.",
+        ),
         "放行：授予 secrets 后读 .env",
-        "约三分之一的范围授予 secrets。",
+        Text(zh="约三分之一的范围授予 secrets。", en="About a third of the scopes grant secrets."),
     ),
 )
 
@@ -811,12 +1191,22 @@ _HIDDEN_PATHS = (
     "notes/.env/../todo.md",
 )
 _UNDECLARED = ("shell_run", "github_pr_edit_comment", "settings_update", "read_file")
-_HIDDEN_HINT = (
-    "和库的 authorize 不一致。按顺序检查：undeclared_tool（表里没有）→ class_not_granted"
+_HIDDEN_HINT = Text(
+    zh="和库的 authorize 不一致。按顺序检查：undeclared_tool（表里没有）→ class_not_granted"
     "（类别没授予，类别之间没有高低）→ outside_scope（仓库名忽略大小写；路径先规范化，"
     "按分量比较前缀；.. 爬出或绝对路径都在范围外）→ secret_needs_grant（路径任一段像密钥"
     "文件，且没有 secrets；read_lines 和 search_files 都一样）。工具名区分大小写；"
-    "http_send 的主机要和 hosts 的一项整个相等（不分大小写），不是包含或结尾相同。"
+    "http_send 的主机要和 hosts 的一项整个相等（不分大小写），不是包含或结尾相同。",
+    en="Differs from the library's authorize. Check in order: undeclared_tool "
+    "(not in the table) → class_not_granted (action class not granted; no "
+    "class ranks above another) → outside_scope (repository names ignore "
+    "case; normalize paths first and compare prefixes by component; a "
+    "climb out with .. or an absolute path is outside) → "
+    "secret_needs_grant (some segment of the path looks like a "
+    "secret-bearing file, and secrets is not granted; read_lines and "
+    "search_files alike). Tool names are case-sensitive; http_send's host "
+    "must equal one entry of hosts as a whole (ignoring case), not contain "
+    "it or end with it.",
 )
 
 
@@ -1150,158 +1540,281 @@ def library_is_untrusted(tool: str, field: str) -> bool:
     return field in UNTRUSTED_FIELDS[tool]
 
 
-def _carrier(name: str, tool: str, field: str, expected: bool, hint: str) -> Case:
+def _carrier(name: str, tool: str, field: str, expected: bool, hint: str | Text) -> Case:
     return Case(name, (tool, field), expected, hint)
 
 
 CARRIER_CASES: tuple[Case, ...] = (
-    _carrier("文件的一行", "read_lines", "lines[].text", True, "文件内容是别人写的。"),
+    _carrier(
+        "文件的一行",
+        "read_lines",
+        "lines[].text",
+        True,
+        Text(zh="文件内容是别人写的。", en="A file's contents were written by someone else."),
+    ),
     _carrier(
         "回显的路径",
         "read_lines",
         "path",
         False,
-        "read_lines 的 path 是模型自己给的参数原样带回，不是在别处找到的名字。",
+        Text(
+            zh="read_lines 的 path 是模型自己给的参数原样带回，不是在别处找到的名字。",
+            en="read_lines' path is the model's own argument, echoed back as it is, "
+            "not a name found somewhere else.",
+        ),
     ),
     _carrier(
-        "文件行数", "read_lines", "total_lines", False, "行数是我们的工具数出来的，没有别人的话。"
+        "文件行数",
+        "read_lines",
+        "total_lines",
+        False,
+        Text(
+            zh="行数是我们的工具数出来的，没有别人的话。",
+            en="Our tool counted the lines; no one else's words are in it.",
+        ),
     ),
     _carrier(
         "搜到的文件名",
         "search_files",
         "candidates[].path",
         True,
-        "这些名字是在磁盘上找到的，文件名由创建文件的人决定，可以写成一句指令。",
+        Text(
+            zh="这些名字是在磁盘上找到的，文件名由创建文件的人决定，可以写成一句指令。",
+            en="These names were found on disk; a file name is chosen by whoever "
+            "created the file and can be written as an instruction.",
+        ),
     ),
-    _carrier("匹配行预览", "search_files", "candidates[].preview", True, "预览就是文件内容。"),
+    _carrier(
+        "匹配行预览",
+        "search_files",
+        "candidates[].preview",
+        True,
+        Text(zh="预览就是文件内容。", en="The preview is the file's contents."),
+    ),
     _carrier(
         "下一步调用里的文件名",
         "search_files",
         "candidates[].next_call.arguments.path",
         True,
-        "调用的结构是我们的工具拼的，但 path 的值就是磁盘上找到的文件名：看填进去的是谁的字。",
+        Text(
+            zh="调用的结构是我们的工具拼的，但 path 的值就是磁盘上找到的文件名："
+            "看填进去的是谁的字。",
+            en="Our tool built the call's structure, but the value of path is the "
+            "file name found on disk: look at whose words fill it.",
+        ),
     ),
     _carrier(
         "下一步调用的工具名",
         "search_files",
         "candidates[].next_call.name",
         False,
-        "固定是 read_lines，由我们的工具写入。",
+        Text(
+            zh="固定是 read_lines，由我们的工具写入。", en="Always read_lines, written by our tool."
+        ),
     ),
-    _carrier("回显的搜索范围", "search_files", "scope", False, "scope 回显模型给的 path 参数。"),
     _carrier(
-        "工具自己的建议", "search_files", "suggestion", False, "建议是我们的工具自己写的句子。"
+        "回显的搜索范围",
+        "search_files",
+        "scope",
+        False,
+        Text(
+            zh="scope 回显模型给的 path 参数。", en="scope echoes the path argument the model gave."
+        ),
     ),
-    _carrier("PR 标题", "github_pr_get", "title", True, "标题由 PR 作者填写。"),
+    _carrier(
+        "工具自己的建议",
+        "search_files",
+        "suggestion",
+        False,
+        Text(
+            zh="建议是我们的工具自己写的句子。",
+            en="The suggestion is a sentence our tool wrote itself.",
+        ),
+    ),
+    _carrier(
+        "PR 标题",
+        "github_pr_get",
+        "title",
+        True,
+        Text(zh="标题由 PR 作者填写。", en="The PR's author fills in the title."),
+    ),
     _carrier(
         "PR 作者",
         "github_pr_get",
         "author",
         True,
-        "登录名是账号主人自己起的：merge-it-now 也是合法的登录名。",
+        Text(
+            zh="登录名是账号主人自己起的：merge-it-now 也是合法的登录名。",
+            en="A login is chosen by the account's owner: merge-it-now is a valid login too.",
+        ),
     ),
-    _carrier("分支名", "github_pr_get", "head", True, "分支名由 PR 作者起，可以是任意一句话。"),
-    _carrier("PR 状态", "github_pr_get", "state", False, "open/closed 由 GitHub 给出。"),
-    _carrier("评论数", "github_pr_get", "review_comments", False, "计数，不带任何人的文字。"),
+    _carrier(
+        "分支名",
+        "github_pr_get",
+        "head",
+        True,
+        Text(
+            zh="分支名由 PR 作者起，可以是任意一句话。",
+            en="The PR's author names the branch, and the name can be any sentence.",
+        ),
+    ),
+    _carrier(
+        "PR 状态",
+        "github_pr_get",
+        "state",
+        False,
+        Text(zh="open/closed 由 GitHub 给出。", en="open/closed comes from GitHub."),
+    ),
+    _carrier(
+        "评论数",
+        "github_pr_get",
+        "review_comments",
+        False,
+        Text(zh="计数，不带任何人的文字。", en="A count, carrying no one's words."),
+    ),
     _carrier(
         "评论摘要",
         "github_pr_list_comments",
         "comments[].summary",
         True,
-        "摘要由我们的工具生成，但引号里是评论者的原话。",
+        Text(
+            zh="摘要由我们的工具生成，但引号里是评论者的原话。",
+            en="Our tool generates the summary, but the words in quotes are the commenter's own.",
+        ),
     ),
     _carrier(
         "评论所在的文件",
         "github_pr_list_comments",
         "comments[].file",
         True,
-        "文件名出自 PR 作者之手。",
+        Text(zh="文件名出自 PR 作者之手。", en="The file name comes from the PR's author."),
     ),
-    _carrier("评论 id", "github_pr_list_comments", "comments[].comment_id", False, "id 只是数字。"),
+    _carrier(
+        "评论 id",
+        "github_pr_list_comments",
+        "comments[].comment_id",
+        False,
+        Text(zh="id 只是数字。", en="An id is just a number."),
+    ),
     _carrier(
         "翻页游标",
         "github_pr_list_comments",
         "next_cursor",
         False,
-        "游标由我们的工具生成并签名。",
+        Text(zh="游标由我们的工具生成并签名。", en="Our tool generates and signs the cursor."),
     ),
     _carrier(
         "覆盖情况",
         "github_pr_list_comments",
         "coverage",
         False,
-        "complete/partial 是我们的工具根据翻页结果给出的。",
+        Text(
+            zh="complete/partial 是我们的工具根据翻页结果给出的。",
+            en="complete/partial is given by our tool from the pages it read.",
+        ),
     ),
-    _carrier("评论全文", "github_pr_get_comment", "body", True, "正文是评论者写的。"),
+    _carrier(
+        "评论全文",
+        "github_pr_get_comment",
+        "body",
+        True,
+        Text(zh="正文是评论者写的。", en="The body is written by the commenter."),
+    ),
     _carrier(
         "评论的代码片段",
         "github_pr_get_comment",
         "diff_hunk",
         True,
-        "diff 里的代码和注释是 PR 作者写的。",
+        Text(
+            zh="diff 里的代码和注释是 PR 作者写的。",
+            en="The code and comments in the diff were written by the PR's author.",
+        ),
     ),
     _carrier(
         "对话评论的作者",
         "github_pr_list_conversation",
         "comments[].author",
         True,
-        "任何人都能在 PR 下发言，登录名由他自己起。",
+        Text(
+            zh="任何人都能在 PR 下发言，登录名由他自己起。",
+            en="Anyone can post under a PR, and they choose their own login.",
+        ),
     ),
     _carrier(
         "对话评论的时间",
         "github_pr_list_conversation",
         "comments[].created_at",
         False,
-        "时间戳由 GitHub 记录。",
+        Text(zh="时间戳由 GitHub 记录。", en="GitHub records the timestamp."),
     ),
     _carrier(
         "快照里的标题",
         "github_pr_get_review_snapshot",
         "title",
         True,
-        "组合工具换了包装，标题还是 PR 作者写的。",
+        Text(
+            zh="组合工具换了包装，标题还是 PR 作者写的。",
+            en="The composite tool changes the wrapping, but the title is still "
+            "written by the PR's author.",
+        ),
     ),
     _carrier(
         "快照里的 PR 正文（description）",
         "github_pr_get_review_snapshot",
         "description",
         True,
-        "快照的 description 就是 PR 的正文（github_pr_get 里叫 body），由 PR 作者填写。",
+        Text(
+            zh="快照的 description 就是 PR 的正文（github_pr_get 里叫 body），由 PR 作者填写。",
+            en="The snapshot's description is the PR's body (called body in "
+            "github_pr_get), filled in by the PR's author.",
+        ),
     ),
     _carrier(
         "快照的覆盖情况",
         "github_pr_get_review_snapshot",
         "scope.coverage",
         False,
-        "由我们的工具读完所有页后给出。",
+        Text(
+            zh="由我们的工具读完所有页后给出。",
+            en="Given by our tool after it has read every page.",
+        ),
     ),
     _carrier(
         "快照的 read_only",
         "github_pr_get_review_snapshot",
         "read_only",
         False,
-        "我们的工具声明的常量。",
+        Text(zh="我们的工具声明的常量。", en="A constant our tool declares."),
     ),
     _carrier(
         "提交哈希",
         "github_pr_get_review_snapshot",
         "head_sha",
         False,
-        "git 算出的十六进制哈希，装不下一句话。",
+        Text(
+            zh="git 算出的十六进制哈希，装不下一句话。",
+            en="A hexadecimal hash computed by git: it has no room for a sentence.",
+        ),
     ),
     _carrier(
         "没登记的工具",
         "github_pr_list_reviews",
         "body",
         True,
-        "没分类过的工具按最坏情况处理：不可信。",
+        Text(
+            zh="没分类过的工具按最坏情况处理：不可信。",
+            en="A tool that has never been classified is treated as the worst case: untrusted.",
+        ),
     ),
     _carrier(
         "没见过的字段",
         "read_lines",
         "encoding",
         True,
-        "表里没有的字段也按最坏情况处理：不可信。",
+        Text(
+            zh="表里没有的字段也按最坏情况处理：不可信。",
+            en="A field that is not in the table is treated as the worst case too: untrusted.",
+        ),
     ),
 )
 
@@ -1311,87 +1824,152 @@ CARRIER_CASES: tuple[Case, ...] = (
 IS_UNTRUSTED_RULES: tuple[Rule, ...] = (
     Rule(
         "文件内容",
-        "文件的行、搜索预览不可信。",
+        Text(
+            zh="文件的行、搜索预览不可信。", en="A file's lines and a search preview are untrusted."
+        ),
         "文件的一行",
-        "read_lines 的 lines[].text、search_files 的预览。",
+        Text(
+            zh="read_lines 的 lines[].text、search_files 的预览。",
+            en="read_lines' lines[].text, search_files' previews.",
+        ),
     ),
     Rule(
         "PR 的标题和正文",
-        "PR 的标题和正文不可信（review snapshot 里正文叫 description）。",
+        Text(
+            zh="PR 的标题和正文不可信（review snapshot 里正文叫 description）。",
+            en="A PR's title and body are untrusted (in the review snapshot the body "
+            "is called description).",
+        ),
         "快照里的 PR 正文（description）",
-        "github_pr_get 的 title、body，快照的 title、description。",
+        Text(
+            zh="github_pr_get 的 title、body，快照的 title、description。",
+            en="github_pr_get's title and body, the snapshot's title and description.",
+        ),
     ),
     Rule(
         "分支名",
-        "分支名不可信。",
+        Text(zh="分支名不可信。", en="Branch names are untrusted."),
         "分支名",
-        "github_pr_get 的 head 和 base。",
+        Text(zh="github_pr_get 的 head 和 base。", en="github_pr_get's head and base."),
     ),
     Rule(
         "评论正文和代码片段",
-        "评论正文和代码片段（diff_hunk）不可信。",
+        Text(
+            zh="评论正文和代码片段（diff_hunk）不可信。",
+            en="Comment bodies and code snippets (diff_hunk) are untrusted.",
+        ),
         "评论的代码片段",
-        "各评论工具的 body、diff_hunk、comments[].body。",
+        Text(
+            zh="各评论工具的 body、diff_hunk、comments[].body。",
+            en="body, diff_hunk and comments[].body of each comment tool.",
+        ),
     ),
     Rule(
         "经过改写也不可信",
-        "别人选的文字即使经过我们的工具改写也不可信（摘要里引用的是评论者的话）。",
+        Text(
+            zh="别人选的文字即使经过我们的工具改写也不可信（摘要里引用的是评论者的话）。",
+            en="Text someone else chose is untrusted even after our tool has reworded "
+            "it (a summary quotes the commenter's words).",
+        ),
         "评论摘要",
-        "各评论工具的 summary、comments[].summary。",
+        Text(
+            zh="各评论工具的 summary、comments[].summary。",
+            en="summary and comments[].summary of each comment tool.",
+        ),
     ),
     Rule(
         "评论所在的文件名",
-        "评论所在的文件名不可信。",
+        Text(
+            zh="评论所在的文件名不可信。", en="The name of the file a comment is on is untrusted."
+        ),
         "评论所在的文件",
-        "单条评论、列表和快照里的 file、comments[].file。",
+        Text(
+            zh="单条评论、列表和快照里的 file、comments[].file。",
+            en="file and comments[].file in a single comment, a list and the snapshot.",
+        ),
     ),
     Rule(
         "账号名",
-        "账号名不可信。",
+        Text(zh="账号名不可信。", en="Account names are untrusted."),
         "PR 作者",
-        "PR 的 author，评论和对话评论的 author。",
+        Text(
+            zh="PR 的 author，评论和对话评论的 author。",
+            en="The PR's author, and the author of comments and of conversation comments.",
+        ),
     ),
     Rule(
         "磁盘上找到的文件名",
-        "search_files 在磁盘上找到的文件名不可信。",
+        Text(
+            zh="search_files 在磁盘上找到的文件名不可信。",
+            en="File names that search_files found on disk are untrusted.",
+        ),
         "搜到的文件名",
-        "search_files 的 candidates[].path。",
+        Text(zh="search_files 的 candidates[].path。", en="search_files' candidates[].path."),
     ),
     Rule(
         "next_call 里的文件名",
-        "search_files 放进 next_call 里的那个文件名也不可信。",
+        Text(
+            zh="search_files 放进 next_call 里的那个文件名也不可信。",
+            en="The file name that search_files puts into next_call is untrusted too.",
+        ),
         "下一步调用里的文件名",
-        "next_call 的 arguments.path 和其余字段。",
+        Text(
+            zh="next_call 的 arguments.path 和其余字段。",
+            en="next_call's arguments.path and its other fields.",
+        ),
     ),
     Rule(
         "我们的工具算出来的可信",
-        "我们的工具算出来的可信（id、计数、coverage、next_cursor、has_more……）。",
+        Text(
+            zh="我们的工具算出来的可信（id、计数、coverage、next_cursor、has_more……）。",
+            en="What our tools compute is trusted (ids, counts, coverage, next_cursor, has_more…).",
+        ),
         "工具自己的建议",
-        "各工具的计数、游标、覆盖情况、suggestion、read_only。",
+        Text(
+            zh="各工具的计数、游标、覆盖情况、suggestion、read_only。",
+            en="Each tool's counts, cursors, coverage, suggestion, read_only.",
+        ),
     ),
     Rule(
         "GitHub 计算的可信",
-        "GitHub 计算而不是人输入的可信（state、created_at、head_sha、html_url）。",
+        Text(
+            zh="GitHub 计算而不是人输入的可信（state、created_at、head_sha、html_url）。",
+            en="What GitHub computes rather than a person types is trusted (state, "
+            "created_at, head_sha, html_url).",
+        ),
         "提交哈希",
-        "state、created_at、head_sha、html_url、in_reply_to_id。",
+        Text(
+            zh="state、created_at、head_sha、html_url、in_reply_to_id。",
+            en="state, created_at, head_sha, html_url, in_reply_to_id.",
+        ),
     ),
     Rule(
         "参数的回声可信",
-        "模型自己参数的回声可信（read_lines 的 path、repository、pr、query）。",
+        Text(
+            zh="模型自己参数的回声可信（read_lines 的 path、repository、pr、query）。",
+            en="Echoes of the model's own arguments are trusted (read_lines' path, "
+            "repository, pr, query).",
+        ),
         "回显的路径",
-        "各工具的 path、repository、pr、query、scope。",
+        Text(
+            zh="各工具的 path、repository、pr、query、scope。",
+            en="Each tool's path, repository, pr, query, scope.",
+        ),
     ),
     Rule(
         "不认识的工具",
-        "不认识的工具：当作不可信。",
+        Text(zh="不认识的工具：当作不可信。", en="An unknown tool: treat it as untrusted."),
         "没登记的工具",
-        "github_pr_list_reviews、http_send。",
+        Text(zh="github_pr_list_reviews、http_send。", en="github_pr_list_reviews, http_send."),
     ),
     Rule(
         "不认识的字段",
-        "不认识的字段：当作不可信。",
+        Text(zh="不认识的字段：当作不可信。", en="An unknown field: treat it as untrusted."),
         "没见过的字段",
-        "已知工具的、RESULT_FIELDS 没有的字段。",
+        Text(
+            zh="已知工具的、RESULT_FIELDS 没有的字段。",
+            en="Fields of known tools that RESULT_FIELDS does not list.",
+        ),
     ),
 )
 
@@ -1406,9 +1984,16 @@ def carrier_hidden_cases() -> tuple[Case, ...]:
             f"{tool} 的 {field}",
             (tool, field),
             library_is_untrusted(tool, field),
-            "和 UNTRUSTED_FIELDS 不一致：别人写的自由文字（文件内容、文件名、标题、正文、"
-            "摘要、登录名、分支名）不可信；我们工具生成的、GitHub 计算的、回显模型参数的可信；"
-            "没分类过的不可信。",
+            Text(
+                zh="和 UNTRUSTED_FIELDS 不一致：别人写的自由文字（文件内容、文件名、标题、正文、"
+                "摘要、登录名、分支名）不可信；我们工具生成的、GitHub 计算的、回显模型参数的可信；"
+                "没分类过的不可信。",
+                en="Differs from UNTRUSTED_FIELDS: free text someone else wrote (file "
+                "contents, file names, titles, bodies, summaries, logins, branch "
+                "names) is untrusted; what our tools generate, what GitHub computes "
+                "and echoes of the model's arguments are trusted; anything never "
+                "classified is untrusted.",
+            ),
         )
         for tool, field in pairs
     )

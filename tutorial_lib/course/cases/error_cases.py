@@ -35,6 +35,7 @@ from tutorial_lib.core.contracts import (
     STEPS,
     next_step,
 )
+from tutorial_lib.core.language import Text, tr
 from tutorial_lib.course.checks import MISSING, Case, describe
 from tutorial_lib.course.rules import Rule
 from tutorial_lib.examples.tasks import STARTED_WORDS, TASK_STATUSES
@@ -94,7 +95,7 @@ class Judged:
     """
 
     ok: bool
-    shown: str
+    shown: str | Text
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Judged) and other.ok == self.ok
@@ -103,7 +104,7 @@ class Judged:
         return hash(self.ok)
 
     def __repr__(self) -> str:
-        return self.shown
+        return str(self.shown)
 
 
 def _names_current(message: Any, current: str) -> bool:
@@ -111,12 +112,23 @@ def _names_current(message: Any, current: str) -> bool:
 
 
 def _message_rule(current: str) -> Judged:
-    return Judged(True, f"<一句写出当前状态 {current!r} 的话>")
+    return Judged(
+        True,
+        Text(
+            zh=f"<一句写出当前状态 {current!r} 的话>",
+            en=f"<a sentence that names the current status {current!r}>",
+        ),
+    )
 
 
 _SUGGESTION_RULES = {
-    "conditional": "<有条件的建议：含 if 和 active>",
-    "lists_allowed": "<列出全部允许值：" + ", ".join(TASK_STATUSES) + ">",
+    "conditional": Text(
+        zh="<有条件的建议：含 if 和 active>", en="<a conditional suggestion: with if and active>"
+    ),
+    "lists_allowed": Text(
+        zh="<列出全部允许值：" + ", ".join(TASK_STATUSES) + ">",
+        en="<lists every allowed value: " + ", ".join(TASK_STATUSES) + ">",
+    ),
 }
 
 
@@ -132,7 +144,12 @@ def _suggestion_kind(suggestion: Any) -> str:
 
 def _as_error(value: Any) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
-        raise TypeError(f"status_error 要返回一个错误对象（dict），实际是 {type(value).__name__}")
+        raise TypeError(
+            tr(
+                f"status_error 要返回一个错误对象（dict），实际是 {type(value).__name__}",
+                f"status_error must return an error object (a dict), not {type(value).__name__}",
+            )
+        )
     return value
 
 
@@ -178,7 +195,7 @@ def _expected(current: str, received: Any, kind: str) -> dict[str, Any]:
     }
 
 
-def _status_case(name: str, current: str, received: Any, kind: str, hint: str) -> Case:
+def _status_case(name: str, current: str, received: Any, kind: str, hint: Text) -> Case:
     return Case(
         name,
         ("T-7", current, received),
@@ -192,27 +209,35 @@ def _status_case(name: str, current: str, received: Any, kind: str, hint: str) -
 _TWO_CURRENTS = ("on_hold", "shipped")
 
 
-def _two_currents(status_error: Callable[..., Any], task_id: str, received: Any) -> dict[str, Any]:
+def _message_key(current: str) -> Text:
+    """The key of one call's message in a two-call case (equal texts are equal keys)."""
+    return Text(zh=f"message（current={current!r}）", en=f"message (current={current!r})")
+
+
+_MESSAGES_DIFFER = Text(zh="两次的 message 不同", en="the two messages differ")
+
+
+def _two_currents(status_error: Callable[..., Any], task_id: str, received: Any) -> dict[Text, Any]:
     """Call twice, the task on hold and then shipped: each message must name its own status."""
-    found: dict[str, Any] = {}
+    found: dict[Text, Any] = {}
     messages = []
     for current in _TWO_CURRENTS:
         error = _as_error(status_error(task_id, current, received))
         messages.append(error.get("message", MISSING))
-        found[f"message（current={current!r}）"] = _judge_message(error, current)
-    found["两次的 message 不同"] = messages[0] != messages[1]
+        found[_message_key(current)] = _judge_message(error, current)
+    found[_MESSAGES_DIFFER] = messages[0] != messages[1]
     return found
 
 
 _TWO_CURRENTS_EXPECTED = {
-    **{f"message（current={c!r}）": _message_rule(c) for c in _TWO_CURRENTS},
-    "两次的 message 不同": True,
+    **{_message_key(c): _message_rule(c) for c in _TWO_CURRENTS},
+    _MESSAGES_DIFFER: True,
 }
 
 
-def _two_currents_call(task_id: str, received: Any) -> str:
+def _two_currents_call(task_id: str, received: Any) -> Text:
     first, second = (f"{{function}}({task_id!r}, {c!r}, {received!r})" for c in _TWO_CURRENTS)
-    return f"{first} 和 {second}"
+    return Text(zh=f"{first} 和 {second}", en=f"{first} and {second}")
 
 
 STATUS_ERROR_CASES: tuple[Case, ...] = (
@@ -222,54 +247,99 @@ STATUS_ERROR_CASES: tuple[Case, ...] = (
         "backlog",
         "banana",
         "lists_allowed",
-        "本用例考每个固定的键（code、field、received、allowed_values、operation_state、retry，"
-        "照说明原样写）和 suggestion：猜不出意图时不要替模型做决定，列出全部允许值。",
+        Text(
+            zh=(
+                "本用例考每个固定的键（code、field、received、allowed_values、operation_state、"
+                "retry，照说明原样写）和 suggestion：猜不出意图时不要替模型做决定，"
+                "列出全部允许值。"
+            ),
+            en="This case tests every fixed key (code, field, received, allowed_values,"
+            " operation_state, retry, written exactly as the instructions say) and suggestion:"
+            " when the intent cannot be guessed, do not decide for the model; list every allowed"
+            " value.",
+        ),
     ),
     _status_case(
         "“started” 像是已经开始",
         "backlog",
         "started",
         "conditional",
-        "本用例考 suggestion：started 在 STARTED_WORDS 里，建议要带条件（if ...），"
-        "因为工具不知道任务是否真的开始了。",
+        Text(
+            zh=(
+                "本用例考 suggestion：started 在 STARTED_WORDS 里，建议要带条件（if ...），"
+                "因为工具不知道任务是否真的开始了。"
+            ),
+            en="This case tests suggestion: started is in STARTED_WORDS, so the suggestion must"
+            " be conditional (if ...), because the tool does not know whether the task has"
+            " really started.",
+        ),
     ),
     _status_case(
         "大写的 “Started”",
         "backlog",
         "Started",
         "conditional",
-        "本用例考 suggestion 和 received：先 lower() 再查 STARTED_WORDS；"
-        "received 仍然原样返回，不要改写模型发来的值。",
+        Text(
+            zh=(
+                "本用例考 suggestion 和 received：先 lower() 再查 STARTED_WORDS；"
+                "received 仍然原样返回，不要改写模型发来的值。"
+            ),
+            en="This case tests suggestion and received: lower() first, then look it up in"
+            " STARTED_WORDS; received is still returned as it came: do not rewrite the value the"
+            " model sent.",
+        ),
     ),
     _status_case(
         "空字符串",
         "backlog",
         "",
         "lists_allowed",
-        "本用例考 suggestion：空字符串也不是允许值，列出全部允许值。",
+        Text(
+            zh="本用例考 suggestion：空字符串也不是允许值，列出全部允许值。",
+            en="This case tests suggestion: the empty string is not an allowed value either; list"
+            " every allowed value.",
+        ),
     ),
     _status_case(
         "包含 start 但不是 STARTED_WORDS 里的词",
         "on_hold",
         "restart",
         "lists_allowed",
-        "本用例考 suggestion：只有整个词（小写后）在 STARTED_WORDS 里才给有条件的建议，"
-        "不是“包含某个子串”。",
+        Text(
+            zh=(
+                "本用例考 suggestion：只有整个词（小写后）在 STARTED_WORDS 里才给有条件的建议，"
+                "不是“包含某个子串”。"
+            ),
+            en="This case tests suggestion: give the conditional suggestion only when the whole"
+            ' word (lower-cased) is in STARTED_WORDS, not when it "contains a substring".',
+        ),
     ),
     _status_case(
         "收到的不是字符串",
         "shipped",
         3,
         "lists_allowed",
-        "本用例考 received 和 suggestion：received 可能不是字符串，用 str(received) 再 lower()，"
-        "返回时仍是原来的 3。",
+        Text(
+            zh=(
+                "本用例考 received 和 suggestion：received 可能不是字符串，用 str(received) 再"
+                " lower()，返回时仍是原来的 3。"
+            ),
+            en="This case tests received and suggestion: received may not be a string, so use"
+            " str(received), then lower(); it is still returned as the original 3.",
+        ),
     ),
     Case(
         "消息写出任务当前的状态",
         ("T-9", "banana"),
         _TWO_CURRENTS_EXPECTED,
-        "本用例考 message：要写出参数 current 的值（任务真实的状态），"
-        "而不是固定的文字或允许值列表。",
+        Text(
+            zh=(
+                "本用例考 message：要写出参数 current 的值（任务真实的状态），"
+                "而不是固定的文字或允许值列表。"
+            ),
+            en="This case tests message: it must name the value of the argument current (the"
+            " task's real status), not a fixed text or the list of allowed values.",
+        ),
         via=_two_currents,
         shown_call=_two_currents_call("T-9", "banana"),
     ),
@@ -314,7 +384,12 @@ def status_error_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ..
                 f"生成的输入 {index + 1}",
                 (task_id, current, received),
                 expected,
-                "和参考实现不一致：差异里的键就是写错的那个，对照练习说明里这个键的规则。",
+                Text(
+                    zh="和参考实现不一致：差异里的键就是写错的那个，对照练习说明里这个键的规则。",
+                    en="Differs from the reference implementation: the key in the difference is"
+                    " the one that is wrong; compare it with that key's rule in the exercise's"
+                    " instructions.",
+                ),
                 key=status_view(current, kind),
             )
         )
@@ -324,7 +399,10 @@ def status_error_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ..
                     f"生成的输入 {index + 1}（两个当前状态）",
                     (task_id, received),
                     _TWO_CURRENTS_EXPECTED,
-                    "message 要写出参数 current 的值。",
+                    Text(
+                        zh="message 要写出参数 current 的值。",
+                        en="message must name the value of the argument current.",
+                    ),
                     via=_two_currents,
                     shown_call=_two_currents_call(task_id, received),
                 )
@@ -336,12 +414,15 @@ def _error(code: str, retry: str, state: str) -> dict[str, str]:
     return {"code": code, "retry": retry, "operation_state": state}
 
 
-def _decision_case(name: str, error: Mapping[str, str], hint: str) -> Case:
+def _decision_case(name: str, error: Mapping[str, str], hint: Text) -> Case:
     return Case(name, (dict(error),), next_step(error), hint)
 
 
-_UNKNOWN_WINS = (
-    "operation_state 为 unknown 时，不论 code 和 retry，都先 verify_state：重试可能造成重复写入。"
+_UNKNOWN_WINS = Text(
+    zh="operation_state 为 unknown 时，不论 code 和 retry，都先 verify_state："
+    "重试可能造成重复写入。",
+    en="When operation_state is unknown, verify_state comes first, whatever code and retry say: a"
+    " retry could write twice.",
 )
 
 DECISION_CASES: tuple[Case, ...] = tuple(
@@ -349,7 +430,10 @@ DECISION_CASES: tuple[Case, ...] = tuple(
         row.code,
         (_error(row.code, row.retry, row.operation_state),),
         row.step,
-        f"{row.code}（retry={row.retry}）：{STEPS[row.step]}",
+        Text(
+            zh=f"{row.code}（retry={row.retry}）：{STEPS[row.step]}",
+            en=f"{row.code} (retry={row.retry}): {STEPS[row.step]}",
+        ),
     )
     for row in DECISION_TABLE
 ) + (
@@ -361,7 +445,10 @@ DECISION_CASES: tuple[Case, ...] = tuple(
     _decision_case(
         "unknown beats not_found",
         _error("not_found", "after_input_correction", "unknown"),
-        "两条规则同时成立时 unknown 优先：先判断 operation_state，再看 code。",
+        Text(
+            zh="两条规则同时成立时 unknown 优先：先判断 operation_state，再看 code。",
+            en="When both rules apply, unknown wins: look at operation_state first, then at code.",
+        ),
     ),
     _decision_case(
         "unknown beats a fixable input",
@@ -379,23 +466,41 @@ DECISION_CASES: tuple[Case, ...] = tuple(
     _decision_case(
         "not_found with another retry advice",
         _error("not_found", "with_backoff", "not_applied"),
-        "search_first 只在 not_found 带着它的默认建议 after_input_correction 时成立；"
-        "别的 retry（这里服务暂时不可用）按 retry 决定。",
+        Text(
+            zh=(
+                "search_first 只在 not_found 带着它的默认建议 after_input_correction 时成立；"
+                "别的 retry（这里服务暂时不可用）按 retry 决定。"
+            ),
+            en="search_first holds only when not_found comes with its default advice"
+            " after_input_correction; any other retry (here the service is temporarily"
+            " unavailable) decides by retry.",
+        ),
     ),
     _decision_case(
         "retry decides, not the code (backoff)",
         _error("invalid_type", "with_backoff", "not_applied"),
-        "其余情况按 retry 决定，而不是按 code 查表：这里 retry 是 with_backoff。",
+        Text(
+            zh="其余情况按 retry 决定，而不是按 code 查表：这里 retry 是 with_backoff。",
+            en="Everything else is decided by retry, not by looking up code: here retry is"
+            " with_backoff.",
+        ),
     ),
     _decision_case(
         "retry decides, not the code (never)",
         _error("temporary_unavailable", "never", "not_applied"),
-        "retry 为 never 时是 stop，即使 code 通常可以重试。",
+        Text(
+            zh="retry 为 never 时是 stop，即使 code 通常可以重试。",
+            en="retry never means stop, even when code can usually be retried.",
+        ),
     ),
     _decision_case(
         "retry decides, not the code (status check)",
         _error("invalid_value", "after_status_check", "applied"),
-        "after_status_check → verify_state；operation_state 为 applied 时也按 retry 决定。",
+        Text(
+            zh="after_status_check → verify_state；operation_state 为 applied 时也按 retry 决定。",
+            en="after_status_check → verify_state; with operation_state applied, too, retry"
+            " decides.",
+        ),
     ),
 )
 
@@ -412,8 +517,14 @@ def decide_hidden_cases(seed: int = 0, count: int = 150) -> tuple[Case, ...]:
             _decision_case(
                 f"生成的错误 {index + 1}",
                 error,
-                "和 next_step 不一致：先看 operation_state，再看 not_found（默认建议），"
-                "最后按 retry。",
+                Text(
+                    zh=(
+                        "和 next_step 不一致：先看 operation_state，再看 not_found（默认建议），"
+                        "最后按 retry。"
+                    ),
+                    en="Differs from next_step: look at operation_state first, then at not_found"
+                    " (with its default advice), and last at retry.",
+                ),
             )
         )
     return tuple(cases)
@@ -422,75 +533,137 @@ def decide_hidden_cases(seed: int = 0, count: int = 150) -> tuple[Case, ...]:
 STATUS_ERROR_RULES: tuple[Rule, ...] = (
     Rule(
         "code",
-        'code："invalid_status"。',
+        Text(zh='code："invalid_status"。', en='code: "invalid_status".'),
         "看不出意图的值",
-        "各种 received：每个生成的输入都比较 code",
+        Text(
+            zh="各种 received：每个生成的输入都比较 code",
+            en="all kinds of received: code is compared on every generated input",
+        ),
     ),
     Rule(
         "field",
-        'field："status"。',
+        Text(zh='field："status"。', en='field: "status".'),
         "看不出意图的值",
-        "各种 received：每个生成的输入都比较 field",
+        Text(
+            zh="各种 received：每个生成的输入都比较 field",
+            en="all kinds of received: field is compared on every generated input",
+        ),
     ),
     Rule(
         "received 原样返回",
-        "received：收到的值，原样返回（它不一定是字符串）。",
+        Text(
+            zh="received：收到的值，原样返回（它不一定是字符串）。",
+            en="received: the value received, returned as it came (it is not necessarily a"
+            " string).",
+        ),
         "收到的不是字符串",
-        '大小写混合的词、0、None、空字符串、"SHIPPED"：返回的 received 必须和收到的一样',
+        Text(
+            zh='大小写混合的词、0、None、空字符串、"SHIPPED"：返回的 received 必须和收到的一样',
+            en='words in mixed case, 0, None, the empty string, "SHIPPED": the received returned'
+            " must be the one received",
+        ),
     ),
     Rule(
         "allowed_values",
-        "allowed_values：list(TASK_STATUSES)。",
+        Text(zh="allowed_values：list(TASK_STATUSES)。", en="allowed_values: list(TASK_STATUSES)."),
         "看不出意图的值",
-        "每个生成的输入都比较 allowed_values（类型也比较：要 list）",
+        Text(
+            zh="每个生成的输入都比较 allowed_values（类型也比较：要 list）",
+            en="allowed_values is compared on every generated input (its type too: a list)",
+        ),
     ),
     Rule(
         "operation_state",
-        'operation_state："not_applied"（什么都没改）。',
+        Text(
+            zh='operation_state："not_applied"（什么都没改）。',
+            en='operation_state: "not_applied" (nothing was changed).',
+        ),
         "看不出意图的值",
-        "每个生成的输入都比较 operation_state",
+        Text(
+            zh="每个生成的输入都比较 operation_state",
+            en="operation_state is compared on every generated input",
+        ),
     ),
     Rule(
         "retry",
-        'retry："after_input_correction"。',
+        Text(zh='retry："after_input_correction"。', en='retry: "after_input_correction".'),
         "看不出意图的值",
-        "每个生成的输入都比较 retry",
+        Text(zh="每个生成的输入都比较 retry", en="retry is compared on every generated input"),
     ),
     Rule(
         "消息写出当前状态",
-        "message：一句话，说明收到的值不被允许，并写出任务当前真实的状态（参数 current 的值）。",
+        Text(
+            zh="message：一句话，说明收到的值不被允许，并写出任务当前真实的状态（参数 current"
+            " 的值）。",
+            en="message: one sentence that says the value received is not allowed and names the"
+            " task's real current status (the value of the argument current).",
+        ),
         "消息写出任务当前的状态",
-        "current 取遍四个状态；每十个输入有一个用两个不同的 current 各调用一次",
+        Text(
+            zh="current 取遍四个状态；每十个输入有一个用两个不同的 current 各调用一次",
+            en="current takes each of the four statuses; one input in ten makes two calls, one"
+            " with each of two different currents",
+        ),
     ),
     Rule(
         "表示已经开始：有条件的建议",
-        "received 表示“已经开始”时，给出有条件的建议。",
+        Text(
+            zh="received 表示“已经开始”时，给出有条件的建议。",
+            en='When received means "already started", give a conditional suggestion.',
+        ),
         "“started” 像是已经开始",
-        "STARTED_WORDS 里的每个词，随机大小写",
+        Text(
+            zh="STARTED_WORDS 里的每个词，随机大小写",
+            en="every word of STARTED_WORDS, in random case",
+        ),
     ),
     Rule(
         "先转小写",
-        "str(received) 小写后再查 STARTED_WORDS。",
+        Text(
+            zh="str(received) 小写后再查 STARTED_WORDS。",
+            en="Lower-case str(received), then look it up in STARTED_WORDS.",
+        ),
         "大写的 “Started”",
-        "STARTED_WORDS 里的词，每个字母以 30% 的概率变成大写",
+        Text(
+            zh="STARTED_WORDS 里的词，每个字母以 30% 的概率变成大写",
+            en="words of STARTED_WORDS, each letter upper-cased with a probability of 30%",
+        ),
     ),
     Rule(
         "整个词在 STARTED_WORDS 里",
-        "小写后整个在 STARTED_WORDS 里才算（不是包含某个子串）。",
+        Text(
+            zh="小写后整个在 STARTED_WORDS 里才算（不是包含某个子串）。",
+            en="It counts only if the whole lower-cased value is in STARTED_WORDS (not if it"
+            " contains a substring).",
+        ),
         "包含 start 但不是 STARTED_WORDS 里的词",
-        "包含这些词或写法相近的其他值（restart、in-progress 等）",
+        Text(
+            zh="包含这些词或写法相近的其他值（restart、in-progress 等）",
+            en="other values that contain these words or are spelled like them (restart,"
+            " in-progress and so on)",
+        ),
     ),
     Rule(
         "用 str(received)",
-        "判断用的是 str(received)：received 不一定是字符串。",
+        Text(
+            zh="判断用的是 str(received)：received 不一定是字符串。",
+            en="The test uses str(received): received is not necessarily a string.",
+        ),
         "收到的不是字符串",
-        "received 为 0 和 None",
+        Text(zh="received 为 0 和 None", en="received is 0 or None"),
     ),
     Rule(
         "否则列出所有允许值",
-        "不表示“已经开始”时，列出所有允许值。",
+        Text(
+            zh="不表示“已经开始”时，列出所有允许值。",
+            en='When it does not mean "already started", list every allowed value.',
+        ),
         "看不出意图的值",
-        "不表示开始的各种值：finished、later、Shipped!、空字符串、0、None 等",
+        Text(
+            zh="不表示开始的各种值：finished、later、Shipped!、空字符串、0、None 等",
+            en="all kinds of values that do not mean started: finished, later, Shipped!, the"
+            " empty string, 0, None and so on",
+        ),
     ),
 )
 
@@ -498,57 +671,94 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
 DECIDE_RULES: tuple[Rule, ...] = (
     Rule(
         "unknown 先 verify_state",
-        'operation_state 为 "unknown" 时，不论别的字段，都先 "verify_state"。',
+        Text(
+            zh='operation_state 为 "unknown" 时，不论别的字段，都先 "verify_state"。',
+            en='When operation_state is "unknown", "verify_state" comes first, whatever the other'
+            " fields say.",
+        ),
         "a timeout whose outcome is unknown",
-        "unknown 遇上每一种 retry",
+        Text(zh="unknown 遇上每一种 retry", en="unknown with every kind of retry"),
     ),
     Rule(
         "unknown 优先于 not_found",
-        "先判断 operation_state（“不论别的字段”），然后才是 not_found。",
+        Text(
+            zh="先判断 operation_state（“不论别的字段”），然后才是 not_found。",
+            en='Look at operation_state first ("whatever the other fields say"), and only then at'
+            " not_found.",
+        ),
         "unknown beats not_found",
-        "not_found 遇上 unknown",
+        Text(zh="not_found 遇上 unknown", en="not_found with unknown"),
     ),
     Rule(
         "not_found 先 search_first",
-        'code 为 "not_found" 并且 retry 是 "after_input_correction" 时，"search_first"。',
+        Text(
+            zh='code 为 "not_found" 并且 retry 是 "after_input_correction" 时，"search_first"。',
+            en='When code is "not_found" and retry is "after_input_correction": "search_first".',
+        ),
         "not_found",
-        "not_found 配上 after_input_correction 和各种 operation_state",
+        Text(
+            zh="not_found 配上 after_input_correction 和各种 operation_state",
+            en="not_found with after_input_correction and every operation_state",
+        ),
     ),
     Rule(
         "search_first 只在默认建议时",
-        'search_first 只在 retry 是 not_found 的默认建议 "after_input_correction" 时成立。',
+        Text(
+            zh='search_first 只在 retry 是 not_found 的默认建议 "after_input_correction" 时成立。',
+            en="search_first holds only when retry is not_found's default advice,"
+            ' "after_input_correction".',
+        ),
         "not_found with another retry advice",
-        "not_found 带着每一种 retry",
+        Text(zh="not_found 带着每一种 retry", en="not_found with every kind of retry"),
     ),
     Rule(
         "按 retry，不按 code",
-        "其余情况只按 retry 决定（不按 code）。",
+        Text(
+            zh="其余情况只按 retry 决定（不按 code）。",
+            en="Everything else is decided by retry alone (not by code).",
+        ),
         "retry decides, not the code (backoff)",
-        "code 和 retry 随意组合",
+        Text(zh="code 和 retry 随意组合", en="code and retry in any combination"),
     ),
     Rule(
         "after_input_correction",
-        "after_input_correction → fix_input。",
+        Text(zh="after_input_correction → fix_input。", en="after_input_correction → fix_input."),
         "invalid_type",
-        "after_input_correction 配上各种 code",
+        Text(
+            zh="after_input_correction 配上各种 code",
+            en="after_input_correction with all kinds of code",
+        ),
     ),
     Rule(
         "with_backoff",
-        "with_backoff → retry_with_backoff。",
+        Text(zh="with_backoff → retry_with_backoff。", en="with_backoff → retry_with_backoff."),
         "temporary_unavailable",
-        "with_backoff 配上各种 code",
+        Text(zh="with_backoff 配上各种 code", en="with_backoff with all kinds of code"),
     ),
     Rule(
         "after_authorization",
-        "after_authorization → check_authorization。",
+        Text(
+            zh="after_authorization → check_authorization。",
+            en="after_authorization → check_authorization.",
+        ),
         "permission_denied",
-        "after_authorization 配上各种 code",
+        Text(
+            zh="after_authorization 配上各种 code", en="after_authorization with all kinds of code"
+        ),
     ),
     Rule(
         "after_status_check",
-        "after_status_check → verify_state。",
+        Text(zh="after_status_check → verify_state。", en="after_status_check → verify_state."),
         "retry decides, not the code (status check)",
-        "after_status_check 遇上 applied 和 not_applied",
+        Text(
+            zh="after_status_check 遇上 applied 和 not_applied",
+            en="after_status_check with applied and not_applied",
+        ),
     ),
-    Rule("never", "never → stop。", "file_too_large", "never 配上各种 code"),
+    Rule(
+        "never",
+        Text(zh="never → stop。", en="never → stop."),
+        "file_too_large",
+        Text(zh="never 配上各种 code", en="never with all kinds of code"),
+    ),
 )

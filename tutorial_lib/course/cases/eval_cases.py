@@ -48,12 +48,13 @@ from __future__ import annotations
 import hashlib
 import numbers
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
 from tutorial_lib.agent.loop import Step, Transcript
+from tutorial_lib.core.language import Text, tr
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule
 from tutorial_lib.worlds.evaluation import first_call_invalid_ratio
@@ -133,9 +134,13 @@ def _bad(tool: str = _COMMENTS) -> dict[str, Any]:
 #: How far a learner's ratio may be from the expected one and still pass.
 RATIO_TOLERANCE = 1e-9
 
-_RATIO_TYPE_RULE = (
-    "first_call_invalid_ratio 要返回一个数（int、float 或 fractions.Fraction，按 1e-9 的容差"
-    "比较）或 None；{kind} 不行"
+_RATIO_TYPE_RULE = Text(
+    zh=(
+        "first_call_invalid_ratio 要返回一个数（int、float 或 fractions.Fraction，按 1e-9 的容差"
+        "比较）或 None；{kind} 不行"
+    ),
+    en="first_call_invalid_ratio must return a number (int, float or fractions.Fraction,"
+    " compared within 1e-9) or None, not {kind}",
 )
 
 
@@ -156,14 +161,18 @@ class RatioKey:
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            kind = "bool（True/False 不算数）" if isinstance(value, bool) else type(value).__name__
+            kind = (
+                tr("bool（True/False 不算数）", "bool (True/False are not numbers)")
+                if isinstance(value, bool)
+                else type(value).__name__
+            )
             raise TypeError(_RATIO_TYPE_RULE.format(kind=kind))
         if self.expected is not None and abs(float(value) - self.expected) <= RATIO_TOLERANCE:
             return self.expected
         return float(value)
 
 
-def _ratio_case(name: str, runs: list[list[dict[str, Any]]], hint: str) -> Case:
+def _ratio_case(name: str, runs: list[list[dict[str, Any]]], hint: Text) -> Case:
     expected = library_first_call_invalid_ratio(runs)
     return Case(name, (runs,), expected, hint, key=RatioKey(expected))
 
@@ -172,68 +181,133 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
     _ratio_case(
         "类型：返回一个数，不是字符串或 bool",
         [[_bad(_LINES)], [_ok(_LINES)]],
-        "返回一个数：int、float 或 fractions.Fraction 都可以，检查按 1e-9 的容差比较；"
-        "没有可衡量的运行时返回 None。'1/2' 这样的字符串、True/False 都不是比值。",
+        Text(
+            zh=(
+                "返回一个数：int、float 或 fractions.Fraction 都可以，检查按 1e-9 的容差比较；"
+                "没有可衡量的运行时返回 None。'1/2' 这样的字符串、True/False 都不是比值。"
+            ),
+            en="Return a number: int, float or fractions.Fraction all work, and the check"
+            " compares within a tolerance of 1e-9; return None when no run can be measured. A"
+            " string such as '1/2' is not a ratio, and neither is True/False.",
+        ),
     ),
     _ratio_case(
         "不要四舍五入：2/3 就是 2/3",
         [[_bad(_STATUS)], [_ok(_STATUS)], [_bad(_STATUS), _ok(_STATUS)]],
-        "三次运行里两次第一次调用无效：2/3。返回精确的比值，不要 round()，也不要只留几位"
-        "小数：0.67 和 2/3 差了 0.003，远超 1e-9 的容差。Fraction(2, 3) 也可以。",
+        Text(
+            zh=(
+                "三次运行里两次第一次调用无效：2/3。返回精确的比值，不要 round()，也不要只留几位"
+                "小数：0.67 和 2/3 差了 0.003，远超 1e-9 的容差。Fraction(2, 3) 也可以。"
+            ),
+            en="In three runs, two first calls were invalid: 2/3. Return the exact ratio: no"
+            " round(), and do not keep just a few decimals: 0.67 and 2/3 differ by 0.003, far"
+            " beyond the tolerance of 1e-9. Fraction(2, 3) works too.",
+        ),
     ),
     _ratio_case(
         "看第一次：重试成功了，第一次仍算无效",
         [[_bad(_LINES), _ok(_LINES)], [_ok(_LINES)]],
-        "只看每次运行的第一次调用：第一次失败、重试成功，这次运行仍算“第一次无效”。"
-        "重试掩盖了代价，没有消除它；也不要看最后一次调用。",
+        Text(
+            zh=(
+                "只看每次运行的第一次调用：第一次失败、重试成功，这次运行仍算“第一次无效”。"
+                "重试掩盖了代价，没有消除它；也不要看最后一次调用。"
+            ),
+            en="Look only at each run's first call: the first failed and the retry succeeded, so"
+            ' this run still counts as "first call invalid". The retry hid the cost, it did not'
+            " remove it; do not look at the last call either.",
+        ),
     ),
     _ratio_case(
         "看第一次：换了工具再试，第一次仍算无效",
         [[_bad(_VAGUE), _ok(_COMMENTS), _ok(_COMMENTS)], [_ok(_COMMENTS)], [_ok(_COMMENTS)]],
-        "第一次调用选错了工具（getData）并失败，后面换对了工具也改变不了第一次；"
-        "看的是第一次调用，不是最后一次。",
+        Text(
+            zh=(
+                "第一次调用选错了工具（getData）并失败，后面换对了工具也改变不了第一次；"
+                "看的是第一次调用，不是最后一次。"
+            ),
+            en="The first call picked the wrong tool (getData) and failed; switching to the right"
+            " tool later does not change the first call: what counts is the first call, not the"
+            " last.",
+        ),
     ),
     _ratio_case(
         "只看第一次：后来的无效调用不算",
         [[_ok(_LINES), _bad(_LINES), _ok(_LINES)], [_ok(_LINES)]],
-        "第一次调用成功了，之后某次调用失败，不让第一次变成无效：两次运行都是第一次有效。",
+        Text(
+            zh="第一次调用成功了，之后某次调用失败，不让第一次变成无效：两次运行都是第一次有效。",
+            en="The first call succeeded; a later call failing does not make the first one"
+            " invalid: both runs have a valid first call.",
+        ),
     ),
     _ratio_case(
         "按运行数：同一次运行失败三次只算一次",
         [[_bad(_STATUS), _bad(_STATUS), _bad(_STATUS)], [_ok(_STATUS)]],
-        "分子是“第一次调用无效的运行”有几次，不是无效调用有几次；一次运行最多算 1。",
+        Text(
+            zh="分子是“第一次调用无效的运行”有几次，不是无效调用有几次；一次运行最多算 1。",
+            en="The numerator is how many runs had an invalid first call, not how many invalid"
+            " calls there were; one run counts at most 1.",
+        ),
     ),
     _ratio_case(
         "按运行数：分母是运行，不是调用",
         [[_bad(_LINES), _ok(_LINES), _ok(_LINES), _ok(_LINES)], [_ok(_LINES)]],
-        "两次运行里一次的第一次调用无效：1/2。不是无效调用数除以调用总数（1/5）。",
+        Text(
+            zh="两次运行里一次的第一次调用无效：1/2。不是无效调用数除以调用总数（1/5）。",
+            en="Of two runs, one had an invalid first call: 1/2. Not invalid calls divided by all"
+            " calls (1/5).",
+        ),
     ),
     _ratio_case(
         "分母：没有调用的运行不算",
         [[_bad(_COMMENTS)], [], [_ok(_COMMENTS)], []],
-        "空列表是一次没有调用任何工具的运行：它没有第一次调用，既不算有效也不算无效，"
-        "不进分母。这里是 1/2，不是 1/4。",
+        Text(
+            zh=(
+                "空列表是一次没有调用任何工具的运行：它没有第一次调用，既不算有效也不算无效，"
+                "不进分母。这里是 1/2，不是 1/4。"
+            ),
+            en="An empty list is a run that called no tool: it has no first call, counts as"
+            " neither valid nor invalid and stays out of the denominator. Here it is 1/2, not"
+            " 1/4.",
+        ),
     ),
     _ratio_case(
         "None：所有运行都没有调用",
         [[], [], []],
-        "没有一次运行调用过工具，就没有可以衡量的第一次调用：返回 None。"
-        "0.0 的意思是“衡量了，没有一次失败”，两者不同。",
+        Text(
+            zh=(
+                "没有一次运行调用过工具，就没有可以衡量的第一次调用：返回 None。"
+                "0.0 的意思是“衡量了，没有一次失败”，两者不同。"
+            ),
+            en="No run called a tool, so there is no first call to measure: return None. 0.0"
+            ' means "measured, and none failed": the two are different.',
+        ),
     ),
     _ratio_case(
         "None：一次运行也没有",
         [],
-        "没有运行，也就没有第一次调用：返回 None，不是 0.0，也不要除以零。",
+        Text(
+            zh="没有运行，也就没有第一次调用：返回 None，不是 0.0，也不要除以零。",
+            en="No runs means no first call either: return None, not 0.0, and do not divide by"
+            " zero.",
+        ),
     ),
     _ratio_case(
         "一次运行：第一次就失败",
         [[_bad(_STATUS), _ok(_STATUS)]],
-        "只有一次运行、它的第一次调用失败：1/1，即 1（1、1.0 或 Fraction(1) 都可以）。",
+        Text(
+            zh="只有一次运行、它的第一次调用失败：1/1，即 1（1、1.0 或 Fraction(1) 都可以）。",
+            en="A single run, whose first call failed: 1/1, that is 1 (1, 1.0 or Fraction(1) all"
+            " work).",
+        ),
     ),
     _ratio_case(
         "全都有效：0.0 不是 None",
         [[_ok(_COMMENTS), _ok(_COMMENTS)], [_ok(_COMMENTS)], [_ok(_LINES), _bad(_LINES)]],
-        "三次运行的第一次调用都成功：0/3 = 0.0。有调用可以衡量，所以是 0.0 而不是 None。",
+        Text(
+            zh="三次运行的第一次调用都成功：0/3 = 0.0。有调用可以衡量，所以是 0.0 而不是 None。",
+            en="The first calls of all three runs succeeded: 0/3 = 0.0. There are calls to"
+            " measure, so it is 0.0, not None.",
+        ),
     ),
     _ratio_case(
         "混合：重试、后来失败、空运行都有",
@@ -245,14 +319,24 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
             [_bad(_VAGUE), _ok(_COMMENTS), _ok(_COMMENTS)],
             [_ok(_LINES)],
         ],
-        "逐次运行看第一次调用：第 1、5 次无效，第 2、4、6 次有效，第 3 次没有调用不算：2/5 = 0.4。",
+        Text(
+            zh="逐次运行看第一次调用：第 1、5 次无效，第 2、4、6 次有效，第 3 次没有调用不算：2/5"
+            " = 0.4。",
+            en="Look at each run's first call: runs 1 and 5 are invalid, runs 2, 4 and 6 valid,"
+            " and run 3 made no call and does not count: 2/5 = 0.4.",
+        ),
     ),
 )
 
 _HIDDEN_TOOLS = (_LINES, _COMMENTS, _STATUS, _VAGUE)
-_HIDDEN_HINT = (
-    "和库的 first_call_invalid_ratio 不一致。每次运行只看第一次调用；分子是第一次调用"
-    "失败的运行数，分母是至少调用过一次的运行数（空运行不算）；没有这样的运行就返回 None。"
+_HIDDEN_HINT = Text(
+    zh=(
+        "和库的 first_call_invalid_ratio 不一致。每次运行只看第一次调用；分子是第一次调用"
+        "失败的运行数，分母是至少调用过一次的运行数（空运行不算）；没有这样的运行就返回 None。"
+    ),
+    en="Differs from the library's first_call_invalid_ratio. Look only at each run's first call;"
+    " the numerator is the number of runs whose first call failed, the denominator the number of"
+    " runs with at least one call (empty runs do not count); with no such run, return None.",
 )
 
 
@@ -292,69 +376,160 @@ def first_call_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
 FIRST_CALL_INVALID_RATIO_RULES: tuple[Rule, ...] = (
     Rule(
         "返回一个数",
-        "返回一个数（int、float 或 Fraction）；字符串和 True/False 不算数。",
+        Text(
+            zh="返回一个数（int、float 或 Fraction）；字符串和 True/False 不算数。",
+            en="Return a number (int, float or Fraction); strings and True/False do not count as"
+            " numbers.",
+        ),
         "类型：返回一个数，不是字符串或 bool",
-        "每个输入都按类型检查；期望值有 0.0、1.0 和各种分数。",
+        Text(
+            zh="每个输入都按类型检查；期望值有 0.0、1.0 和各种分数。",
+            en="every input is checked by type; the expected values include 0.0, 1.0 and all"
+            " kinds of fractions.",
+        ),
     ),
     Rule(
         "不要四舍五入",
-        "检查按 1e-9 的容差比较，所以不要四舍五入。",
+        Text(
+            zh="检查按 1e-9 的容差比较，所以不要四舍五入。",
+            en="The check compares within a tolerance of 1e-9, so do not round.",
+        ),
         "不要四舍五入：2/3 就是 2/3",
-        "1 到 8 次运行，比值多是 1/3、2/7 这样的无限小数。",
+        Text(
+            zh="1 到 8 次运行，比值多是 1/3、2/7 这样的无限小数。",
+            en="1 to 8 runs; most ratios are recurring decimals such as 1/3 and 2/7.",
+        ),
     ),
     Rule(
         "第一次失败就算无效",
-        "第一次失败、重试才成功的运行也算无效。",
+        Text(
+            zh="第一次失败、重试才成功的运行也算无效。",
+            en="A run whose first call failed and whose retry succeeded counts as invalid too.",
+        ),
         "看第一次：重试成功了，第一次仍算无效",
-        "第一次调用失败的运行里，后面的调用多半成功。",
+        Text(
+            zh="第一次调用失败的运行里，后面的调用多半成功。",
+            en="in runs whose first call failed, the later calls mostly succeed.",
+        ),
     ),
     Rule(
         "后面的失败不算",
-        "后面的调用失败不算。",
+        Text(zh="后面的调用失败不算。", en="Later failed calls do not count."),
         "只看第一次：后来的无效调用不算",
-        "第一次成功的运行里，后面约三成的调用失败。",
+        Text(
+            zh="第一次成功的运行里，后面约三成的调用失败。",
+            en="in runs whose first call succeeded, about three later calls in ten fail.",
+        ),
     ),
     Rule(
         "按运行计数",
-        "第一次调用就失败的运行数 ÷ 至少有一次调用的运行数：数的是运行，不是调用。",
+        Text(
+            zh="第一次调用就失败的运行数 ÷ 至少有一次调用的运行数：数的是运行，不是调用。",
+            en="The number of runs whose first call failed ÷ the number of runs with at least one"
+            " call: it counts runs, not calls.",
+        ),
         "按运行数：分母是运行，不是调用",
-        "每次运行 0 到 6 次调用，调用数和运行数相差很大。",
+        Text(
+            zh="每次运行 0 到 6 次调用，调用数和运行数相差很大。",
+            en="0 to 6 calls per run, so the numbers of calls and of runs differ widely.",
+        ),
     ),
     Rule(
         "空运行不进分母",
-        "没有任何调用的运行不进分母。",
+        Text(
+            zh="没有任何调用的运行不进分母。",
+            en="A run without any call stays out of the denominator.",
+        ),
         "分母：没有调用的运行不算",
-        "约一成五的运行是空列表，和有调用的运行混在一起。",
+        Text(
+            zh="约一成五的运行是空列表，和有调用的运行混在一起。",
+            en="about 15% of the runs are empty lists, mixed with runs that have calls.",
+        ),
     ),
     Rule(
         "没有可衡量的运行返回 None",
-        "如果没有一次运行有调用，返回 None（不是 0）。",
+        Text(
+            zh="如果没有一次运行有调用，返回 None（不是 0）。",
+            en="If no run has a call, return None (not 0).",
+        ),
         "None：所有运行都没有调用",
-        "约一成的输入只有 0 到 4 次空运行。",
+        Text(
+            zh="约一成的输入只有 0 到 4 次空运行。",
+            en="about one input in ten has only 0 to 4 empty runs.",
+        ),
     ),
 )
 
 
 # --------------------------------------------------------------------------- exercise 2
 
+
 #: The four changes between interface v1 and v2, each with what it changes.
-INTERFACE_FIXES: Mapping[str, str] = MappingProxyType(
+class _Rendered(Mapping[str, str]):
+    """A read-only mapping whose values are texts, each read in the current language."""
+
+    def __init__(self, texts: Mapping[str, Text]) -> None:
+        self._texts = MappingProxyType(dict(texts))
+
+    def __getitem__(self, key: str) -> str:
+        return str(self._texts[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+INTERFACE_FIXES: Mapping[str, str] = _Rendered(
     {
         "rich_errors": (
-            "一次拒绝说清楚是哪个参数、期望什么（允许的值、范围、类型），以及该改输入还是该"
-            "重试，而不是只给一个笼统的错误码。"
+            Text(
+                zh=(
+                    "一次拒绝说清楚是哪个参数、期望什么（允许的值、范围、类型），以及该改输入还是该"
+                    "重试，而不是只给一个笼统的错误码。"
+                ),
+                en="A refusal says which argument is wrong and what was expected (the allowed"
+                " values, the range, the type), and whether to change the input or to retry,"
+                " instead of giving a vague error code only.",
+            )
         ),
         "coverage": (
-            "每页结果都说明已经读到哪里、是否读完（coverage），没读完时给出下一页的"
-            " next_cursor；调用方不必自己推算偏移量。"
+            Text(
+                zh=(
+                    "每页结果都说明已经读到哪里、是否读完（coverage），没读完时给出下一页的"
+                    " next_cursor；调用方不必自己推算偏移量。"
+                ),
+                en="Every page of results says how far the read has got and whether it is done"
+                " (coverage), and when it is not, gives the next page's next_cursor; the caller"
+                " does not have to work out offsets.",
+            )
         ),
         "units": (
-            "带量纲的参数和字段把单位写进名字（…_ms、…_seconds、…_bytes），"
-            "调用方不用猜一个数是秒还是毫秒、是 MB 还是字节。"
+            Text(
+                zh=(
+                    "带量纲的参数和字段把单位写进名字（…_ms、…_seconds、…_bytes），"
+                    "调用方不用猜一个数是秒还是毫秒、是 MB 还是字节。"
+                ),
+                en="Parameters and fields with a dimension carry the unit in their name (…_ms,"
+                " …_seconds, …_bytes): the caller does not have to guess whether a number is"
+                " seconds or milliseconds, MB or bytes.",
+            )
         ),
         "declarations": (
-            "工具名说出它作用于什么、做什么（github_pr_list_comments），描述写明何时用它、"
-            "何时不用、会不会改写数据；模型凭声明就能选对工具。"
+            Text(
+                zh=(
+                    "工具名说出它作用于什么、做什么（github_pr_list_comments），描述写明何时用它、"
+                    "何时不用、会不会改写数据；模型凭声明就能选对工具。"
+                ),
+                en="The tool's name says what it acts on and what it does"
+                " (github_pr_list_comments); its description says when to use it, when not to,"
+                " and whether it changes data: from the declarations alone, the model can pick"
+                " the right tool.",
+            )
         ),
     }
 )
@@ -362,6 +537,8 @@ INTERFACE_FIXES: Mapping[str, str] = MappingProxyType(
 #: The answer key: every failure of the exercise, as seen in a transcript, and the fix that
 #: removes it. Private on purpose: the exercise lists :data:`FAILURES` and checks with
 #: :data:`FIX_CASES`, neither of which holds a fix in the clear.
+# data, not learner text: the failures are the exercise's inputs (a solution may match their
+# words), so they are the same in every language
 _FAILURE_FIXES: Mapping[str, str] = MappingProxyType(
     {
         '模型把第一行写成 start: 0，只收到 {"error": "INVALID_ARGUMENT"}，'
@@ -415,7 +592,7 @@ class SealedAnswer:
     """
 
     digest: str
-    shown: str
+    shown: str | Text
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, SealedAnswer) and other.digest == self.digest
@@ -424,7 +601,7 @@ class SealedAnswer:
         return hash(self.digest)
 
     def __repr__(self) -> str:
-        return self.shown
+        return str(self.shown)
 
 
 @dataclass(frozen=True)
@@ -438,23 +615,41 @@ class FixKey:
     failure: str
 
     def __call__(self, value: Any) -> SealedAnswer:
-        names = "、".join(INTERFACE_FIXES)
+        names = tr("、", ", ").join(INTERFACE_FIXES)
         if not isinstance(value, str):
-            raise TypeError(f"fix_for 要返回一个改进名（str）：{names} 之一")
+            raise TypeError(
+                tr(
+                    f"fix_for 要返回一个改进名（str）：{names} 之一",
+                    f"fix_for must return a fix name (a str): one of {names}",
+                )
+            )
         if value not in INTERFACE_FIXES:
-            raise ValueError(f"{value!r} 不是上表的改进名：只能是 {names} 之一")
+            raise ValueError(
+                tr(
+                    f"{value!r} 不是上表的改进名：只能是 {names} 之一",
+                    f"{value!r} is not a fix name from the table: it must be one of {names}",
+                )
+            )
         return SealedAnswer(_digest(self.failure, value), repr(value))
 
 
 #: Every case's hint: the question to ask, the same for all, so no hint names a fix.
-FIX_HINT = (
-    "想一想模型缺了什么信息才会这样做：是拒绝没说清哪里错、结果没说有没有读完、"
-    "数没有说明按什么来算，还是工具的名字和说明没说它做什么？再对应到上表的一个改进。"
+FIX_HINT = Text(
+    zh=(
+        "想一想模型缺了什么信息才会这样做：是拒绝没说清哪里错、结果没说有没有读完、"
+        "数没有说明按什么来算，还是工具的名字和说明没说它做什么？再对应到上表的一个改进。"
+    ),
+    en="Think about what information the model was missing to act this way: did a refusal not say"
+    " what was wrong, a result not say whether the read was done, a number not say what it is"
+    " measured in, or a tool's name and description not say what it does? Then match it to one"
+    " fix in the table.",
 )
 
 
 def _fix_cases() -> tuple[Case, ...]:
-    hidden = "（不公开：上表四个改进名之一）"
+    hidden = Text(
+        zh="（不公开：上表四个改进名之一）", en="(not disclosed: one of the table's four fix names)"
+    )
     return tuple(
         Case(
             f"失败 {number}",
@@ -474,14 +669,28 @@ FIX_CASES: tuple[Case, ...] = _fix_cases()
 FIX_FOR_RULES: tuple[Rule, ...] = (
     Rule(
         "返回上表的改进名",
-        "返回上表里的一个改进名（原样拼写的 str）。",
+        Text(
+            zh="返回上表里的一个改进名（原样拼写的 str）。",
+            en="Return one fix name from the table (a str, spelled exactly).",
+        ),
         "失败 1",
-        "没有隐藏用例：10 段失败就是全部用例，每段的答案都按改进名检查。",
+        Text(
+            zh="没有隐藏用例：10 段失败就是全部用例，每段的答案都按改进名检查。",
+            en="no hidden cases: the 10 failures are all the cases, and each answer is checked by"
+            " fix name.",
+        ),
     ),
     Rule(
         "每段失败单独判断",
-        "想一想模型缺了什么信息才会这样做：每段失败单独判断，不是每段都同一个答案。",
+        Text(
+            zh="想一想模型缺了什么信息才会这样做：每段失败单独判断，不是每段都同一个答案。",
+            en="Think about what information the model was missing to act this way: judge each"
+            " failure on its own; they do not all have the same answer.",
+        ),
         "失败 1",
-        "没有隐藏用例：10 段失败涉及上表的全部四个改进。",
+        Text(
+            zh="没有隐藏用例：10 段失败涉及上表的全部四个改进。",
+            en="no hidden cases: the 10 failures involve all four fixes of the table.",
+        ),
     ),
 )

@@ -70,6 +70,7 @@ from mcp.shared.exceptions import MCPError
 from tutorial_lib.core.authorization import ToolAccess, workspace_access
 from tutorial_lib.core.contracts import ContractError, Source
 from tutorial_lib.core.host import Host
+from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.tools import Annotations, Registry, ToolSpec
 from tutorial_lib.course.cases.toolset_cases import says_read_only
 from tutorial_lib.course.checks import Case
@@ -321,11 +322,13 @@ def _accepts(schema: Any, value: Any) -> bool:
     return Draft202012Validator(schema).is_valid(value)
 
 
+# The labels of what a client sees (here, in _LISTING_PROBES, in the visible cases' expected
+# values and in the hidden probes) are compared data, the same in both languages.
 def _title_view(wire: Mapping[str, Any]) -> dict[str, bool]:
     title = wire.get("title")
     return {
-        "title 不为空": isinstance(title, str) and bool(title.strip()),
-        "title 不等于 name": title != wire.get("name"),
+        "title 不为空": isinstance(title, str) and bool(title.strip()),  # data, not learner text
+        "title 不等于 name": title != wire.get("name"),  # data, not learner text
     }
 
 
@@ -334,16 +337,19 @@ def _description_view(wire: Mapping[str, Any]) -> dict[str, bool]:
     probe = ToolSpec(
         name="probe", title="", description=text or " ", input_schema={"type": "object"}
     )
-    return {"description 写明只读（例如 Read-only.）": bool(text.strip()) and says_read_only(probe)}
+    return {
+        # data, not learner text
+        "description 写明只读（例如 Read-only.）": bool(text.strip()) and says_read_only(probe)
+    }
 
 
 _HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-_MISSING_HINT = "没有写（MCP 的默认值）"
+_MISSING_HINT = Text(zh="没有写（MCP 的默认值）", en="not written (MCP's default)")
 
 
 def _hints(wire: Mapping[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     hints = wire.get("annotations") or {}
-    return {name: hints.get(name, _MISSING_HINT) for name in names}
+    return {name: hints.get(name, str(_MISSING_HINT)) for name in names}
 
 
 def _output_view(wire: Mapping[str, Any], probes: Mapping[str, Any]) -> dict[str, Any]:
@@ -353,9 +359,9 @@ def _output_view(wire: Mapping[str, Any], probes: Mapping[str, Any]) -> dict[str
     outputSchema: that it has none."""
     schema = wire.get("outputSchema")
     if schema is None:
-        return {"outputSchema": "没有声明"}
+        return {"outputSchema": tr("没有声明", "not declared")}
     return {
-        label: _accepts(schema, value) is label.startswith("接受")
+        label: _accepts(schema, value) is label.startswith("接受")  # data, not learner text
         for label, value in probes.items()
     }
 
@@ -370,18 +376,24 @@ _LISTING_PROBES: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "accepts results": lambda wire: _output_view(
         wire,
         {
-            "接受 notes.txt 的结果（11 个词、2 行）": _REAL_RESULT,
-            "接受空文件的结果（0 个词、0 行）": _EMPTY_RESULT,
+            "接受 notes.txt 的结果（11 个词、2 行）": _REAL_RESULT,  # data, not learner text
+            "接受空文件的结果（0 个词、0 行）": _EMPTY_RESULT,  # data, not learner text
         },
     ),
     "refuses a string": lambda wire: _output_view(
-        wire, {'拒绝 words 写成 "11" 的结果': {**_REAL_RESULT, "words": "11"}}
+        wire,
+        {'拒绝 words 写成 "11" 的结果': {**_REAL_RESULT, "words": "11"}},  # data, not learner text
     ),
     "refuses a missing field": lambda wire: _output_view(
-        wire, {"拒绝缺少 lines 的结果": {"path": "notes.txt", "words": 11}}
+        wire,
+        {"拒绝缺少 lines 的结果": {"path": "notes.txt", "words": 11}},  # data, not learner text
     ),
     "refuses an extra field": lambda wire: _output_view(
-        wire, {"拒绝多出 characters 的结果": {**_REAL_RESULT, "characters": 58}}
+        wire,
+        {
+            # data, not learner text
+            "拒绝多出 characters 的结果": {**_REAL_RESULT, "characters": 58}
+        },
     ),
 }
 
@@ -410,9 +422,12 @@ async def call_view(
     try:
         result = await client.call_tool(name, arguments)
     except MCPError as exc:
-        return {"协议错误": exc.code, "message": _first_line(str(exc.message))}
+        return {
+            tr("协议错误", "protocol error"): exc.code,
+            "message": _first_line(str(exc.message)),
+        }
     except RuntimeError as exc:  # the SDK client's check of structuredContent
-        return {"客户端拒绝了结果": _first_line(str(exc))}
+        return {tr("客户端拒绝了结果", "client refused the result"): _first_line(str(exc))}
     if not result.is_error:
         return {"isError": False, "structuredContent": result.structured_content}
     content = result.structured_content
@@ -421,7 +436,11 @@ async def call_view(
         crashed: dict[str, Any] = {"isError": True, "text": _first_line(_text_of(result))}
         bugs = [record for record in (host.log if host else ()) if record.outcome == "bug"]
         if bugs:
-            crashed["宿主的日志"] = f"{bugs[-1].exception_class}（在 {bugs[-1].station} 站）"
+            bug = bugs[-1]
+            crashed[tr("宿主的日志", "host's log")] = tr(
+                f"{bug.exception_class}（在 {bug.station} 站）",
+                f"{bug.exception_class} (at the {bug.station} station)",
+            )
         return crashed
     view: dict[str, Any] = {"isError": True, "code": error.get("code")}
     for key in ("field", "expected"):
@@ -441,7 +460,10 @@ def _listed(server: OneToolServer) -> Any:
 def _served(word_count_spec: Callable[..., Any], root: Path) -> OneToolServer | str:
     spec = word_count_spec(WORD_COUNT_STEPS)
     if not isinstance(spec, ToolSpec):
-        return f"word_count_spec 返回的是 {type(spec).__name__}，不是 ToolSpec"
+        return tr(
+            f"word_count_spec 返回的是 {type(spec).__name__}，不是 ToolSpec",
+            f"word_count_spec returned a {type(spec).__name__}, not a ToolSpec",
+        )
     return one_tool_server(spec, root)
 
 
@@ -484,26 +506,33 @@ VISIBLE_FILES: Mapping[str, str | bytes] = MappingProxyType(
 _NOTES = {"path": "notes.txt"}
 
 
-def _listing_case(name: str, probe: str, expected: Any, hint: str) -> Case:
+def _listing_case(name: str, probe: str, expected: Any, hint: str | Text) -> Case:
     return Case(
         name,
         (probe,),
         expected,
         hint,
         via=_via_listing,
-        shown_call="{function}(WORD_COUNT_STEPS) 由课程的服务器列出（tools/list）",
+        shown_call=Text(
+            zh="{function}(WORD_COUNT_STEPS) 由课程的服务器列出（tools/list）",
+            en="{function}(WORD_COUNT_STEPS), listed by the course's server (tools/list)",
+        ),
     )
 
 
-def _call_case(name: str, arguments: Any, expected: Any, hint: str) -> Case:
+def _call_case(name: str, arguments: Any, expected: Any, hint: str | Text) -> Case:
     return Case(
         name,
         (arguments,),
         expected,
         hint,
         via=_via_call,
-        shown_call="{function}(WORD_COUNT_STEPS) 由课程的服务器提供，客户端调用 word_count "
-        + repr(arguments),
+        shown_call=Text(
+            zh="{function}(WORD_COUNT_STEPS) 由课程的服务器提供，客户端调用 word_count "
+            + repr(arguments),
+            en="{function}(WORD_COUNT_STEPS), served by the course's server; the client calls"
+            " word_count " + repr(arguments),
+        ),
     )
 
 
@@ -524,159 +553,278 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         "列出的名字是 word_count",
         "name",
         {"name": "word_count"},
-        "规则“名字”：客户端按列出的名字调用，模型也只知道这个名字；name 写成别的，"
-        "客户端调用 word_count 就得到协议错误 -32602（没有这个工具）。",
+        Text(
+            zh="规则“名字”：客户端按列出的名字调用，模型也只知道这个名字；name 写成别的，"
+            "客户端调用 word_count 就得到协议错误 -32602（没有这个工具）。",
+            en="Rule “name”: the client calls the tool by its listed name, and that "
+            "name is all the model knows; with another name, the client's call to "
+            "word_count gets protocol error -32602 (no such tool).",
+        ),
     ),
     _listing_case(
         "title 是给人看的标题",
         "title",
-        {"title 不为空": True, "title 不等于 name": True},
-        "规则“title”：title 是客户端界面上给人看的短标题（例如 Count words in a workspace"
-        " file），不要空着，也不要照抄 name。",
+        {"title 不为空": True, "title 不等于 name": True},  # data, not learner text
+        Text(
+            zh="规则“title”：title 是客户端界面上给人看的短标题（例如 Count words in a workspace"
+            " file），不要空着，也不要照抄 name。",
+            en="Rule “title”: title is the short title a client's interface shows to "
+            "people (e.g. Count words in a workspace file); do not leave it empty, "
+            "and do not copy name.",
+        ),
     ),
     _listing_case(
         "description 写明只读",
         "description",
-        {"description 写明只读（例如 Read-only.）": True},
-        "规则“描述写明只读”：模型读的是 description，不是注解；在描述里写上 Read-only."
-        "（写 not read-only 不算）。",
+        {"description 写明只读（例如 Read-only.）": True},  # data, not learner text
+        Text(
+            zh="规则“描述写明只读”：模型读的是 description，不是注解；在描述里写上 Read-only."
+            "（写 not read-only 不算）。",
+            en="Rule “description says read-only”: the model reads description, not "
+            "the annotations; write Read-only. in the description (not read-only "
+            "does not count).",
+        ),
     ),
     _listing_case(
         "readOnlyHint 是 true",
         "readOnlyHint",
         {"readOnlyHint": True},
-        "规则“readOnlyHint”：word_count 只读工作区，annotations 写 read_only=True；"
-        "它只是给客户端的提示，放不放行由运营方的授权决定。",
+        Text(
+            zh="规则“readOnlyHint”：word_count 只读工作区，annotations 写 read_only=True；"
+            "它只是给客户端的提示，放不放行由运营方的授权决定。",
+            en="Rule “readOnlyHint”: word_count only reads the workspace, so "
+            "annotations says read_only=True; it is only a hint to the client, and "
+            "whether a call is let through is decided by the operator's "
+            "authorization.",
+        ),
     ),
     _listing_case(
         "另外三个注解也写出来",
         "other hints",
         {"destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
-        "规则“另外三个注解”：Annotations 的默认值和 MCP 一样是最悲观的（destructive=True、"
-        "idempotent=False、open_world=True）；只读本地文件的工具要写 destructive=False、"
-        "idempotent=True、open_world=False。",
+        Text(
+            zh="规则“另外三个注解”：Annotations 的默认值和 MCP 一样是最悲观的（destructive=True、"
+            "idempotent=False、open_world=True）；只读本地文件的工具要写 destructive=False、"
+            "idempotent=True、open_world=False。",
+            en="Rule “the other three annotations”: like MCP's, the defaults of "
+            "Annotations are the most pessimistic ones (destructive=True, "
+            "idempotent=False, open_world=True); a tool that only reads local "
+            "files writes destructive=False, idempotent=True, open_world=False.",
+        ),
     ),
     _listing_case(
         "outputSchema 接受真实的结果",
         "accepts results",
-        {"接受 notes.txt 的结果（11 个词、2 行）": True, "接受空文件的结果（0 个词、0 行）": True},
-        "规则“outputSchema 描述 data”：声明 output_schema，path 是 string，words 和 lines"
-        " 是 integer（可以是 0）；客户端按它检查每一个成功结果的 structuredContent。",
+        {
+            "接受 notes.txt 的结果（11 个词、2 行）": True,  # data, not learner text
+            "接受空文件的结果（0 个词、0 行）": True,  # data, not learner text
+        },
+        Text(
+            zh="规则“outputSchema 描述 data”：声明 output_schema，path 是 string，words 和 lines"
+            " 是 integer（可以是 0）；客户端按它检查每一个成功结果的 structuredContent。",
+            en="Rule “outputSchema describes data”: declare output_schema, with path "
+            "a string and words and lines integers (they may be 0); the client "
+            "checks the structuredContent of every success against it.",
+        ),
     ),
     _listing_case(
         "outputSchema 拒绝字符串形式的 words",
         "refuses a string",
-        {'拒绝 words 写成 "11" 的结果': True},
-        "规则“outputSchema 描述 data”：words 和 lines 的 type 都是 integer；"
-        "不写 type，或者写成 string，客户端就查不出一个把数写成字符串的服务器。",
+        {'拒绝 words 写成 "11" 的结果': True},  # data, not learner text
+        Text(
+            zh="规则“outputSchema 描述 data”：words 和 lines 的 type 都是 integer；"
+            "不写 type，或者写成 string，客户端就查不出一个把数写成字符串的服务器。",
+            en="Rule “outputSchema describes data”: the type of both words and lines "
+            "is integer; with no type, or with string, the client cannot catch a "
+            "server that writes a number as a string.",
+        ),
     ),
     _listing_case(
         "outputSchema 拒绝缺少 lines 的结果",
         "refuses a missing field",
-        {"拒绝缺少 lines 的结果": True},
-        "规则“三个字段都必填”：output_schema 的 required 列出 path、words、lines；"
-        "少列一个，客户端就接受一个缺了它的结果。",
+        {"拒绝缺少 lines 的结果": True},  # data, not learner text
+        Text(
+            zh="规则“三个字段都必填”：output_schema 的 required 列出 path、words、lines；"
+            "少列一个，客户端就接受一个缺了它的结果。",
+            en="Rule “all three fields required”: output_schema's required lists "
+            "path, words and lines; leave one out and the client accepts a result "
+            "that lacks it.",
+        ),
     ),
     _listing_case(
         "outputSchema 拒绝多出字段的结果",
         "refuses an extra field",
-        {"拒绝多出 characters 的结果": True},
-        "规则“不许多出字段”：output_schema 写 additionalProperties: false，结果只有这三个字段。",
+        {"拒绝多出 characters 的结果": True},  # data, not learner text
+        Text(
+            zh="规则“不许多出字段”：output_schema 写 additionalProperties: false，"
+            "结果只有这三个字段。",
+            en="Rule “no extra fields”: output_schema says additionalProperties: "
+            "false; the result has only these three fields.",
+        ),
     ),
     # -- tools/call: successes come back as structuredContent
     _call_case(
         "只给 path：notes.txt 有 11 个词、2 行",
         _NOTES,
         _success("notes.txt", 11, 2),
-        "规则“min_length 可选”：min_length 不在 required 里，只给 path 就能数；"
-        "如果看到 missing_field，检查 required。",
+        Text(
+            zh="规则“min_length 可选”：min_length 不在 required 里，只给 path 就能数；"
+            "如果看到 missing_field，检查 required。",
+            en="Rule “min_length optional”: min_length is not in required, so path "
+            "alone is enough to count; if you see missing_field, check required.",
+        ),
     ),
     _call_case(
         "min_length 5：只数 5 个字符以上的词",
         {**_NOTES, "min_length": 5},
         _success("notes.txt", 5, 2),
-        "min_length 是 input_schema 里的一个属性（integer）；"
-        "如果看到 unknown_field，说明 properties 里没有它。",
+        Text(
+            zh="min_length 是 input_schema 里的一个属性（integer）；"
+            "如果看到 unknown_field，说明 properties 里没有它。",
+            en="min_length is a property (an integer) of input_schema; if you see "
+            "unknown_field, properties does not have it.",
+        ),
     ),
     _call_case(
         "空文件：0 个词、0 行",
         {"path": "empty.txt"},
         _success("empty.txt", 0, 0),
-        "规则“outputSchema 描述 data”：words 和 lines 可以是 0；"
-        "如果客户端拒绝了结果，看看 output_schema 是不是写了 minimum: 1。",
+        Text(
+            zh="规则“outputSchema 描述 data”：words 和 lines 可以是 0；"
+            "如果客户端拒绝了结果，看看 output_schema 是不是写了 minimum: 1。",
+            en="Rule “outputSchema describes data”: words and lines may be 0; if the "
+            "client refused the result, check whether output_schema says minimum: "
+            "1.",
+        ),
     ),
     # -- tools/call: a bad argument is a tool execution error the model can correct from
     _call_case(
         "缺少 path：missing_field",
         {},
         _tool_error("missing_field", "path", "string"),
-        "规则“path 必填”：input_schema 的 required 里要有 path；否则 Schema 检查放过了它，"
-        "授权站才因为不知道要读哪个路径而拒绝（permission_denied），模型读不出该补哪个参数。",
+        Text(
+            zh="规则“path 必填”：input_schema 的 required 里要有 path；否则 Schema 检查放过了它，"
+            "授权站才因为不知道要读哪个路径而拒绝（permission_denied），模型读不出该补哪个参数。",
+            en="Rule “path required”: input_schema's required must list path; "
+            "otherwise the schema check lets the call through without it, and only "
+            "the authorization station refuses it, because it does not know which "
+            "path would be read (permission_denied): the model cannot tell which "
+            "argument to add.",
+        ),
     ),
     _call_case(
         "path 写成数字 5：invalid_type",
         {"path": 5},
         _tool_error("invalid_type", "path", "string"),
-        '规则“path 是字符串”：path 写 "type": "string"；没有 type，5 就原样到了工具的步骤，'
-        "步骤抛出异常，客户端只看到一句 Error executing tool。",
+        Text(
+            zh='规则“path 是字符串”：path 写 "type": "string"；没有 type，5 就原样到了工具的步骤，'
+            "步骤抛出异常，客户端只看到一句 Error executing tool。",
+            en='Rule “path is a string”: path says "type": "string"; without a type, '
+            "5 reaches the tool's steps as it is, the steps raise an exception, "
+            "and all the client sees is the line Error executing tool.",
+        ),
     ),
     _call_case(
         "path 是空字符串：invalid_value",
         {"path": ""},
         _tool_error("invalid_value", "path", "minLength 1"),
-        '规则“path 至少一个字符”：path 写 "minLength": 1；错误里的 expected 告诉模型改成什么。',
+        Text(
+            zh='规则“path 至少一个字符”：path 写 "minLength": 1；'
+            "错误里的 expected 告诉模型改成什么。",
+            en='Rule “path at least one character”: path says "minLength": 1; the '
+            "error's expected tells the model what to change it to.",
+        ),
     ),
     _call_case(
         "min_length 是 0：invalid_range",
         {**_NOTES, "min_length": 0},
         _tool_error("invalid_range", "min_length", "minimum 1"),
-        '规则“min_length 至少为 1”：min_length 写 "minimum": 1。',
+        Text(
+            zh='规则“min_length 至少为 1”：min_length 写 "minimum": 1。',
+            en='Rule “min_length at least 1”: min_length says "minimum": 1.',
+        ),
     ),
     _call_case(
         "min_length 是 2.5：invalid_type",
         {**_NOTES, "min_length": 2.5},
         _tool_error("invalid_type", "min_length", "integer"),
-        '规则“min_length 是整数”：写 "type": "integer"，不是 "number"。',
+        Text(
+            zh='规则“min_length 是整数”：写 "type": "integer"，不是 "number"。',
+            en='Rule “min_length is an integer”: write "type": "integer", not "number".',
+        ),
     ),
     _call_case(
         'min_length 是 "5"：invalid_type',
         {**_NOTES, "min_length": "5"},
         _tool_error("invalid_type", "min_length", "integer"),
-        '规则“min_length 是整数”：写 "type": "integer"；字符串 "5" 不是整数，'
-        "课程的 Schema 检查不会悄悄把它转换成 5。",
+        Text(
+            zh='规则“min_length 是整数”：写 "type": "integer"；字符串 "5" 不是整数，'
+            "课程的 Schema 检查不会悄悄把它转换成 5。",
+            en='Rule “min_length is an integer”: write "type": "integer"; the string '
+            '"5" is not an integer, and the course\'s schema check does not '
+            "quietly convert it to 5.",
+        ),
     ),
     _call_case(
         "min_length 是 true：invalid_type",
         {**_NOTES, "min_length": True},
         _tool_error("invalid_type", "min_length", "integer"),
-        "规则“min_length 是整数”：true 不是整数（Python 里 bool 是 int 的子类，JSON 里不是）。",
+        Text(
+            zh="规则“min_length 是整数”：true 不是整数（Python 里 bool 是 int 的子类，"
+            "JSON 里不是）。",
+            en="Rule “min_length is an integer”: true is not an integer (in Python "
+            "bool is a subclass of int; in JSON it is not).",
+        ),
     ),
     _call_case(
         "模型加了 confirm: true：unknown_field",
         {**_NOTES, "confirm": True},
         _tool_error("unknown_field", "confirm"),
-        '规则“只收 path 和 min_length”：input_schema 写 "additionalProperties": false；'
-        "否则模型自己填的 confirm 被悄悄收下，看起来像是有人确认过。",
+        Text(
+            zh='规则“只收 path 和 min_length”：input_schema 写 "additionalProperties": false；'
+            "否则模型自己填的 confirm 被悄悄收下，看起来像是有人确认过。",
+            en="Rule “only path and min_length”: input_schema says "
+            '"additionalProperties": false; otherwise the confirm the model filled '
+            "in itself is quietly accepted, and it looks as if someone had "
+            "confirmed.",
+        ),
     ),
     # -- tools/call: what the road refuses, whatever the declaration says
     _call_case(
         "不存在的文件：not_found",
         {"path": "notes.md"},
         _tool_error("not_found", "path"),
-        "业务检查找不到这个文件；这一条来自给定的 steps，只要 path 的 schema 放行它就会出现。",
+        Text(
+            zh="业务检查找不到这个文件；这一条来自给定的 steps，"
+            "只要 path 的 schema 放行它就会出现。",
+            en="The business check cannot find this file; this case comes from the "
+            "given steps and appears as soon as path's schema lets the path "
+            "through.",
+        ),
     ),
     _call_case(
         ".env：permission_denied",
         {"path": ".env"},
         _tool_error("permission_denied", "path"),
-        "授权站按名字拒绝密钥文件（第 06 章）；这一条来自宿主，"
-        "只要 path 的 schema 放行它就会出现。",
+        Text(
+            zh="授权站按名字拒绝密钥文件（第 06 章）；这一条来自宿主，"
+            "只要 path 的 schema 放行它就会出现。",
+            en="The authorization station refuses secret-bearing files by name "
+            "(chapter 06); this case comes from the host and appears as soon as "
+            "path's schema lets the path through.",
+        ),
     ),
     _call_case(
         "目录 src：not_a_file",
         {"path": "src"},
         _tool_error("not_a_file", "path"),
-        "业务检查只打开普通文件；这一条来自给定的 steps，只要 path 的 schema 放行它就会出现。",
+        Text(
+            zh="业务检查只打开普通文件；这一条来自给定的 steps，"
+            "只要 path 的 schema 放行它就会出现。",
+            en="The business check opens regular files only; this case comes from the "
+            "given steps and appears as soon as path's schema lets the path "
+            "through.",
+        ),
     ),
 )
 
@@ -685,94 +833,176 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
 WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
     Rule(
         "名字",
-        "name 是 word_count：客户端按这个名字调用。",
+        Text(
+            zh="name 是 word_count：客户端按这个名字调用。",
+            en="name is word_count: the client calls the tool by this name.",
+        ),
         "列出的名字是 word_count",
-        "每个生成的输入都先列出工具，再按 word_count 调用它。",
+        Text(
+            zh="每个生成的输入都先列出工具，再按 word_count 调用它。",
+            en="Every generated input first lists the tool, then calls it as word_count.",
+        ),
     ),
     Rule(
         "title",
-        "title 是给人看的短标题：不为空，也不等于 name。",
+        Text(
+            zh="title 是给人看的短标题：不为空，也不等于 name。",
+            en="title is a short title for people: not empty, and not equal to name.",
+        ),
         "title 是给人看的标题",
-        "每个生成的输入都重新列出工具，比较 title。",
+        Text(
+            zh="每个生成的输入都重新列出工具，比较 title。",
+            en="Every generated input lists the tool again and compares title.",
+        ),
     ),
     Rule(
         "描述写明只读",
-        "description 里写明只读（例如 Read-only.）。",
+        Text(
+            zh="description 里写明只读（例如 Read-only.）。",
+            en="description says read-only (e.g. Read-only.).",
+        ),
         "description 写明只读",
-        "每个生成的输入都重新列出工具，比较 description 说没说只读。",
+        Text(
+            zh="每个生成的输入都重新列出工具，比较 description 说没说只读。",
+            en="Every generated input lists the tool again and compares whether "
+            "description says read-only.",
+        ),
     ),
     Rule(
         "readOnlyHint",
-        "annotations 的 readOnlyHint 是 true。",
+        Text(zh="annotations 的 readOnlyHint 是 true。", en="annotations' readOnlyHint is true."),
         "readOnlyHint 是 true",
-        "每个生成的输入都重新列出工具，比较四个注解。",
+        Text(
+            zh="每个生成的输入都重新列出工具，比较四个注解。",
+            en="Every generated input lists the tool again and compares the four annotations.",
+        ),
     ),
     Rule(
         "另外三个注解",
-        "另外三个注解也写出来：destructiveHint false、idempotentHint true、openWorldHint false。",
+        Text(
+            zh="另外三个注解也写出来：destructiveHint false、idempotentHint true、"
+            "openWorldHint false。",
+            en="The other three annotations are written out too: destructiveHint "
+            "false, idempotentHint true, openWorldHint false.",
+        ),
         "另外三个注解也写出来",
-        "每个生成的输入都重新列出工具，比较四个注解。",
+        Text(
+            zh="每个生成的输入都重新列出工具，比较四个注解。",
+            en="Every generated input lists the tool again and compares the four annotations.",
+        ),
     ),
     Rule(
         "outputSchema 描述 data",
-        "声明 outputSchema：path 是字符串，words 和 lines 是整数，可以是 0。",
+        Text(
+            zh="声明 outputSchema：path 是字符串，words 和 lines 是整数，可以是 0。",
+            en="Declare outputSchema: path a string, words and lines integers that may be 0.",
+        ),
         "outputSchema 接受真实的结果",
-        "每个生成的输入都拿生成的结果去试列出的 outputSchema，成功的调用还要过客户端的检查。",
+        Text(
+            zh="每个生成的输入都拿生成的结果去试列出的 outputSchema，"
+            "成功的调用还要过客户端的检查。",
+            en="Every generated input tries the listed outputSchema on generated "
+            "results, and a successful call must also pass the client's check.",
+        ),
     ),
     Rule(
         "三个字段都必填",
-        "outputSchema 里 path、words、lines 三个字段都必填。",
+        Text(
+            zh="outputSchema 里 path、words、lines 三个字段都必填。",
+            en="In outputSchema all three fields, path, words and lines, are required.",
+        ),
         "outputSchema 拒绝缺少 lines 的结果",
-        "每个生成的输入都去掉一个随机的字段，看 outputSchema 拒不拒绝。",
+        Text(
+            zh="每个生成的输入都去掉一个随机的字段，看 outputSchema 拒不拒绝。",
+            en="Every generated input drops a random field and sees whether "
+            "outputSchema refuses the result.",
+        ),
     ),
     Rule(
         "不许多出字段",
-        "outputSchema 不许多出字段（additionalProperties: false）。",
+        Text(
+            zh="outputSchema 不许多出字段（additionalProperties: false）。",
+            en="outputSchema allows no extra fields (additionalProperties: false).",
+        ),
         "outputSchema 拒绝多出字段的结果",
-        "每个生成的输入都加上一个随机的字段（characters、bytes、source……），"
-        "看 outputSchema 拒不拒绝。",
+        Text(
+            zh="每个生成的输入都加上一个随机的字段（characters、bytes、source……），"
+            "看 outputSchema 拒不拒绝。",
+            en="Every generated input adds a random field (characters, bytes, "
+            "source…) and sees whether outputSchema refuses the result.",
+        ),
     ),
     Rule(
         "path 必填",
-        "path 是必填参数。",
+        Text(zh="path 是必填参数。", en="path is a required argument."),
         "缺少 path：missing_field",
-        "约一成的调用没有 path（有时带着 min_length 或多出的参数）。",
+        Text(
+            zh="约一成的调用没有 path（有时带着 min_length 或多出的参数）。",
+            en="About one call in ten has no path (sometimes with min_length or an "
+            "extra argument).",
+        ),
     ),
     Rule(
         "path 是字符串",
-        "path 是字符串（type string）。",
+        Text(zh="path 是字符串（type string）。", en="path is a string (type string)."),
         "path 写成数字 5：invalid_type",
-        "约一成的 path 是数字、null、列表或 true。",
+        Text(
+            zh="约一成的 path 是数字、null、列表或 true。",
+            en="About one path in ten is a number, null, a list or true.",
+        ),
     ),
     Rule(
         "path 至少一个字符",
-        "path 至少有一个字符（minLength 1）。",
+        Text(
+            zh="path 至少有一个字符（minLength 1）。",
+            en="path has at least one character (minLength 1).",
+        ),
         "path 是空字符串：invalid_value",
-        "约一成的 path 是空字符串。",
+        Text(zh="约一成的 path 是空字符串。", en="About one path in ten is the empty string."),
     ),
     Rule(
         "min_length 可选",
-        "min_length 是可选参数：只给 path 也能数。",
+        Text(
+            zh="min_length 是可选参数：只给 path 也能数。",
+            en="min_length is an optional argument: path alone is enough to count.",
+        ),
         "只给 path：notes.txt 有 11 个词、2 行",
-        "约四成的调用不带 min_length。",
+        Text(zh="约四成的调用不带 min_length。", en="About four calls in ten have no min_length."),
     ),
     Rule(
         "min_length 是整数",
-        "min_length 是整数（type integer）。",
+        Text(
+            zh="min_length 是整数（type integer）。", en="min_length is an integer (type integer)."
+        ),
         "min_length 是 2.5：invalid_type",
-        'min_length 有时是 2.5、"3"、true、null 或 [2]。',
+        Text(
+            zh='min_length 有时是 2.5、"3"、true、null 或 [2]。',
+            en='min_length is sometimes 2.5, "3", true, null or [2].',
+        ),
     ),
     Rule(
         "min_length 至少为 1",
-        "min_length 至少为 1（minimum 1）。",
+        Text(zh="min_length 至少为 1（minimum 1）。", en="min_length is at least 1 (minimum 1)."),
         "min_length 是 0：invalid_range",
-        "min_length 有时是 0 或 -1，其余从 1 到 8。",
+        Text(
+            zh="min_length 有时是 0 或 -1，其余从 1 到 8。",
+            en="min_length is sometimes 0 or -1, otherwise from 1 to 8.",
+        ),
     ),
     Rule(
         "只收 path 和 min_length",
-        "不收别的参数（additionalProperties: false）：模型加的 confirm: true 是 unknown_field。",
+        Text(
+            zh="不收别的参数（additionalProperties: false）："
+            "模型加的 confirm: true 是 unknown_field。",
+            en="No other argument is accepted (additionalProperties: false): a "
+            "confirm: true the model adds is unknown_field.",
+        ),
         "模型加了 confirm: true：unknown_field",
-        "约一成五的调用多出 confirm、approved、user_confirmed、request_id 或 lines 之一。",
+        Text(
+            zh="约一成五的调用多出 confirm、approved、user_confirmed、request_id 或 lines 之一。",
+            en="About 15% of the calls carry one extra argument: confirm, approved, "
+            "user_confirmed, request_id or lines.",
+        ),
     ),
 )
 
@@ -780,6 +1010,7 @@ WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
 
 _WORDS = (
     "tool", "calls", "travel", "one", "road", "each", "station", "may", "stop", "a", "call",
+    # data, not learner text
     "可靠的", "工具接口", "Read-only.", "x", "naïve", "—", "42", "#", "emoji🙂",
 )  # fmt: skip
 _SPACES = (" ", " ", " ", "  ", "\t", "\u3000", "\u00a0", "\r\n")
@@ -787,11 +1018,16 @@ _EXTRA_FIELDS = ("confirm", "approved", "user_confirmed", "request_id", "lines")
 _EXTRA_RESULT_FIELDS = ("characters", "bytes", "source", "truncated", "encoding")
 _BAD_PATHS: tuple[Any, ...] = ("", 5, None, ["notes.txt"], True)
 _BAD_MIN_LENGTHS: tuple[Any, ...] = (0, -1, 2.5, "3", True, None, [2])
-_HIDDEN_HINT = (
-    "和参考实现的服务器不一样。按题目的规则逐条对照：name、title、description、四个注解；"
+_HIDDEN_HINT = Text(
+    zh="和参考实现的服务器不一样。按题目的规则逐条对照：name、title、description、四个注解；"
     "input_schema 的 path（必填、string、minLength 1）、min_length（可选、integer、minimum 1）、"
     "additionalProperties: false；output_schema（path string，words、lines integer，三个都必填，"
-    "不许多出字段）。"
+    "不许多出字段）。",
+    en="Differs from the reference server. Go through the task's rules one by "
+    "one: name, title, description, the four annotations; input_schema's "
+    "path (required, string, minLength 1), min_length (optional, integer, "
+    "minimum 1), additionalProperties: false; output_schema (path string, "
+    "words and lines integer, all three required, no extra fields).",
 )
 
 
@@ -813,7 +1049,7 @@ def _hidden_files(rng: random.Random) -> dict[str, str | bytes]:
     files: dict[str, str | bytes] = {
         "notes.txt": _text(rng),
         "docs/guide.md": _text(rng),
-        "docs/deep/说明.txt": _text(rng),
+        "docs/deep/说明.txt": _text(rng),  # data, not learner text
         "empty.txt": "",
         ".env": "TOKEN=not-a-real-secret\n",
         "src/": "",
@@ -862,10 +1098,11 @@ def _hidden_probes(rng: random.Random) -> dict[str, Any]:
          ("lines", True), ("words", [1]))
     )  # fmt: skip
     return {
-        f"接受 {result}": result,
+        f"接受 {result}": result,  # data, not learner text
+        # data, not learner text
         f"拒绝缺少 {missing} 的结果": {k: v for k, v in result.items() if k != missing},
-        f"拒绝多出 {extra} 的结果": {**result, extra: 1},
-        f"拒绝 {typed} 为 {wrong!r} 的结果": {**result, typed: wrong},
+        f"拒绝多出 {extra} 的结果": {**result, extra: 1},  # data, not learner text
+        f"拒绝 {typed} 为 {wrong!r} 的结果": {**result, typed: wrong},  # data, not learner text
     }
 
 
@@ -896,7 +1133,10 @@ def _via_hidden(
 ) -> Any:
     spec = word_count_spec(WORD_COUNT_STEPS)
     if not isinstance(spec, ToolSpec):
-        return f"word_count_spec 返回的是 {type(spec).__name__}，不是 ToolSpec"
+        return tr(
+            f"word_count_spec 返回的是 {type(spec).__name__}，不是 ToolSpec",
+            f"word_count_spec returned a {type(spec).__name__}, not a ToolSpec",
+        )
     return _observe(spec, files, arguments, probes)
 
 
@@ -922,8 +1162,12 @@ def word_count_hidden_cases(seed: int = 0, n: int = 80) -> tuple[Case, ...]:
                 expected,
                 _HIDDEN_HINT,
                 via=_via_hidden,
-                shown_call=f"{{function}}(WORD_COUNT_STEPS) 列出，再调用 word_count {arguments!r}"
-                "（工作区和 outputSchema 的试探是生成的）",
+                shown_call=tr(
+                    f"{{function}}(WORD_COUNT_STEPS) 列出，再调用 word_count {arguments!r}"
+                    "（工作区和 outputSchema 的试探是生成的）",
+                    f"{{function}}(WORD_COUNT_STEPS) listed, then word_count called with"
+                    f" {arguments!r} (the workspace and the outputSchema probes are generated)",
+                ),
             )
         )
     return tuple(cases)

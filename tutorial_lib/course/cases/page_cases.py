@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule
 
@@ -124,61 +125,98 @@ READ_ALL_CASES: tuple[Case, ...] = (
         "一页就读完",
         (FakeListing.of([1, 2]), 5),
         _result([1, 2], 1, "complete"),
-        "第一页的 coverage 已经是 complete：停下，next_cursor 为 None。",
+        Text(
+            zh="第一页的 coverage 已经是 complete：停下，next_cursor 为 None。",
+            en="The first page's coverage is already complete: stop, with next_cursor None.",
+        ),
     ),
     Case(
         "三页读完",
         (FakeListing.of([1], [2, 3], [4]), 5),
         _result([1, 2, 3, 4], 3, "complete"),
-        "把 next_cursor 原样传回 list_page，直到 coverage 为 complete。",
+        Text(
+            zh="把 next_cursor 原样传回 list_page，直到 coverage 为 complete。",
+            en="Pass next_cursor back to list_page unchanged until coverage is complete.",
+        ),
     ),
     Case(
         "中间一页是空的",
         (FakeListing.of([1], [], [2]), 5),
         _result([1, 2], 3, "complete"),
-        "空页加游标不等于结尾：看 coverage，不看这一页有没有评论。",
+        Text(
+            zh="空页加游标不等于结尾：看 coverage，不看这一页有没有评论。",
+            en="An empty page with a cursor is not the end: look at coverage, not at whether this"
+            " page has comments.",
+        ),
     ),
     Case(
         "第一页是空的",
         (FakeListing.of([], [7]), 5),
         _result([7], 2, "complete"),
-        "第一页为空也不是结尾：coverage 还是 partial，继续读。",
+        Text(
+            zh="第一页为空也不是结尾：coverage 还是 partial，继续读。",
+            en="An empty first page is not the end either: coverage is still partial, so keep"
+            " reading.",
+        ),
     ),
     Case(
         "没有任何评论",
         (FakeListing.of([]), 5),
         _result([], 1, "complete"),
-        "空结果也是完整的结果：comment_ids 为空，coverage 是 complete。",
+        Text(
+            zh="空结果也是完整的结果：comment_ids 为空，coverage 是 complete。",
+            en="An empty result is a complete result too: comment_ids is empty and coverage is"
+            " complete.",
+        ),
     ),
     Case(
         "预算用尽",
         (FakeListing.of([1], [2], [3]), 2),
         _result([1, 2], 2, "partial", "c2"),
-        "读了 max_pages 页还没完：如实返回 partial 和下一次该用的游标。",
+        Text(
+            zh="读了 max_pages 页还没完：如实返回 partial 和下一次该用的游标。",
+            en="max_pages pages read and still not done: honestly return partial and the cursor"
+            " to use next.",
+        ),
     ),
     Case(
         "预算刚好够",
         (FakeListing.of([1], [2]), 2),
         _result([1, 2], 2, "complete"),
-        "最后一页正好是第 max_pages 页时，结果是 complete。",
+        Text(
+            zh="最后一页正好是第 max_pages 页时，结果是 complete。",
+            en="When the last page is exactly page max_pages, the result is complete.",
+        ),
     ),
     Case(
         "预算用尽在一个空页上",
         (FakeListing.of([1], [], [2]), 2),
         _result([1], 2, "partial", "c2"),
-        "两条规则同时出现：空页不是结尾，但预算到了就停下，返回 partial 和游标。",
+        Text(
+            zh="两条规则同时出现：空页不是结尾，但预算到了就停下，返回 partial 和游标。",
+            en="Two rules at once: an empty page is not the end, but once the budget is used up"
+            " you stop and return partial with the cursor.",
+        ),
     ),
     Case(
         "评论 id 按读到的顺序",
         (FakeListing.of([5, 3], [9, 1]), 5),
         _result([5, 3, 9, 1], 2, "complete"),
-        "comment_ids 按页、按页内的顺序收集：不要排序，也不要去重。",
+        Text(
+            zh="comment_ids 按页、按页内的顺序收集：不要排序，也不要去重。",
+            en="Collect comment_ids page by page, in each page's order: do not sort them and do"
+            " not remove duplicates.",
+        ),
     ),
     Case(
         "游标要原样传回",
         (FakeListing.of([1], [2], [3], prefix="q9Z_"), 5),
         _result([1, 2, 3], 3, "complete"),
-        "游标是不透明的：不要自己拼出下一页的游标，把收到的 next_cursor 原样传回。",
+        Text(
+            zh="游标是不透明的：不要自己拼出下一页的游标，把收到的 next_cursor 原样传回。",
+            en="A cursor is opaque: do not build the next page's cursor yourself; pass back the"
+            " next_cursor you received, unchanged.",
+        ),
     ),
 )
 
@@ -199,7 +237,11 @@ def read_all_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
                 f"生成的列表 {index + 1}",
                 (listing, budget),
                 reference_read_all(listing, budget),
-                "和参考实现不一致：对照练习说明里的每条规则检查这个输入。",
+                Text(
+                    zh="和参考实现不一致：对照练习说明里的每条规则检查这个输入。",
+                    en="Differs from the reference implementation: check this input against each"
+                    " rule in the exercise's instructions.",
+                ),
             )
         )
     return tuple(cases)
@@ -306,74 +348,178 @@ def cursor_round_trip(
 
 
 CURSOR_CASES: tuple[Case, ...] = (
-    Case("原样读回", (1700000042,), 1700000042, "make_cursor 和 read_cursor 要互为逆运算。"),
-    Case("位置 0 也能读回", (0,), 0, "0 是合法的位置：不要用 `if not position` 判断。"),
-    Case("很大的位置", (2**62 + 5,), 2**62 + 5, "位置可以很大：编码时不要截断它。"),
+    Case(
+        "原样读回",
+        (1700000042,),
+        1700000042,
+        Text(
+            zh="make_cursor 和 read_cursor 要互为逆运算。",
+            en="make_cursor and read_cursor must undo each other.",
+        ),
+    ),
+    Case(
+        "位置 0 也能读回",
+        (0,),
+        0,
+        Text(
+            zh="0 是合法的位置：不要用 `if not position` 判断。",
+            en="0 is a valid position: do not test it with `if not position`.",
+        ),
+    ),
+    Case(
+        "很大的位置",
+        (2**62 + 5,),
+        2**62 + 5,
+        Text(
+            zh="位置可以很大：编码时不要截断它。",
+            en="A position can be large: do not truncate it when encoding.",
+        ),
+    ),
     Case(
         "位置 2**63（有符号 64 位整数装不下）",
         (2**63,),
         2**63,
-        "位置没有上限：2**63 超出了有符号 64 位整数的范围（struct 的 'q'、"
-        "to_bytes(8, signed=True)），装不下就抛异常或读回负数。",
+        Text(
+            zh=(
+                "位置没有上限：2**63 超出了有符号 64 位整数的范围（struct 的 'q'、"
+                "to_bytes(8, signed=True)），装不下就抛异常或读回负数。"
+            ),
+            en="A position has no upper limit: 2**63 is beyond the range of a signed 64-bit"
+            " integer (struct's 'q', to_bytes(8, signed=True)); an encoding that cannot hold it"
+            " raises or reads back a negative number.",
+        ),
     ),
     Case(
         "位置 2**64（64 位整数装不下）",
         (2**64,),
         2**64,
-        "位置没有上限：2**64 连无符号 64 位整数（struct 的 'Q'、to_bytes(8)）也装不下，"
-        "编码不能假定位置只有 8 个字节。",
+        Text(
+            zh=(
+                "位置没有上限：2**64 连无符号 64 位整数（struct 的 'Q'、to_bytes(8)）也装不下，"
+                "编码不能假定位置只有 8 个字节。"
+            ),
+            en="A position has no upper limit: 2**64 does not fit even in an unsigned 64-bit"
+            " integer (struct's 'Q', to_bytes(8)); the encoding cannot assume that a position"
+            " takes only 8 bytes.",
+        ),
     ),
     Case(
         "改了最后一个字符",
         (1700000042, "flip_last"),
         None,
-        "任何改动都要让签名对不上：返回 None。",
+        Text(
+            zh="任何改动都要让签名对不上：返回 None。",
+            en="Any change must make the signature fail to match: return None.",
+        ),
     ),
     Case(
         "换一种写法，解码出同样的字节",
         (170000004, "same_bytes"),
         None,
-        "base64 末尾字符可能有几位不用：改了它，宽松的解码仍得到同样的字节。"
-        "解码后再编码一次，和收到的文本不同就拒绝。",
+        Text(
+            zh=(
+                "base64 末尾字符可能有几位不用：改了它，宽松的解码仍得到同样的字节。"
+                "解码后再编码一次，和收到的文本不同就拒绝。"
+            ),
+            en="The last base64 character may carry a few unused bits: change them and a lenient"
+            " decoder still gives the same bytes. Encode again after decoding, and refuse the"
+            " cursor if that differs from the text you received.",
+        ),
     ),
     Case(
-        "改了第一个字符", (1700000042, "flip_first"), None, "签名要覆盖整个载荷，改哪一处都不行。"
+        "改了第一个字符",
+        (1700000042, "flip_first"),
+        None,
+        Text(
+            zh="签名要覆盖整个载荷，改哪一处都不行。",
+            en="The signature must cover the whole payload: a change anywhere must fail.",
+        ),
     ),
     Case(
         "逐个改每一个字符",
         (1700000042, "every_char"),
         [],
-        "列出的是改了以后仍被接受的位置：签名（HMAC）必须覆盖位置本身，签名本身也要校验。",
+        Text(
+            zh="列出的是改了以后仍被接受的位置：签名（HMAC）必须覆盖位置本身，签名本身也要校验。",
+            en="Listed are the character indexes where a changed cursor was still accepted: the"
+            " signature (HMAC) must cover the position itself, and the signature itself must be"
+            " verified too.",
+        ),
     ),
-    Case("截断", (1700000042, "truncate"), None, "长度不对或签名不完整：返回 None，不要抛异常。"),
+    Case(
+        "截断",
+        (1700000042, "truncate"),
+        None,
+        Text(
+            zh="长度不对或签名不完整：返回 None，不要抛异常。",
+            en="A wrong length or an incomplete signature: return None, do not raise.",
+        ),
+    ),
     Case(
         "截断 3 个字符",
         (1700000042, "truncate_3"),
         None,
-        "截断后的长度可能不是合法的 base64 长度：解码失败也是截断，返回 None，不要抛异常。",
+        Text(
+            zh="截断后的长度可能不是合法的 base64 长度：解码失败也是截断，返回 None，不要抛异常。",
+            en="After truncation the length may not be a valid base64 length: a failed decode is"
+            " a truncation too; return None, do not raise.",
+        ),
     ),
-    Case("多了字符", (1700000042, "append"), None, "多出来的内容也是改动。"),
-    Case("不是合法编码", (1700000042, "garbage"), None, "解码失败时返回 None，不要抛异常。"),
-    Case("空字符串", (1700000042, "empty"), None, "空字符串不是游标：返回 None。"),
+    Case(
+        "多了字符",
+        (1700000042, "append"),
+        None,
+        Text(zh="多出来的内容也是改动。", en="Extra content is a change too."),
+    ),
+    Case(
+        "不是合法编码",
+        (1700000042, "garbage"),
+        None,
+        Text(
+            zh="解码失败时返回 None，不要抛异常。",
+            en="When decoding fails, return None; do not raise.",
+        ),
+    ),
+    Case(
+        "空字符串",
+        (1700000042, "empty"),
+        None,
+        Text(
+            zh="空字符串不是游标：返回 None。", en="An empty string is not a cursor: return None."
+        ),
+    ),
     Case(
         "换了密钥",
         (1700000042, "none", OTHER_KEY),
         None,
-        "别的服务签发的游标不能通过校验：签名要用 key 算（HMAC），不能只是一个校验和。",
+        Text(
+            zh="别的服务签发的游标不能通过校验：签名要用 key 算（HMAC），不能只是一个校验和。",
+            en="A cursor issued by another service must not pass the check: compute the signature"
+            " with key (HMAC), not as a mere checksum.",
+        ),
     ),
 )
 
 
-def token_report(key: bytes) -> Callable[[Any], dict[str, bool]]:
+#: The three questions :func:`token_report` answers about a token (a report shows each in
+#: the current language; the same objects key the expected and the learner's answers).
+_IS_STRING = Text(zh="是字符串", en="is a string")
+_URL_SAFE_ONLY = Text(
+    zh="只用 URL 安全的字符（A-Z a-z 0-9 - _）",
+    en="uses URL-safe characters only (A-Z a-z 0-9 - _)",
+)
+_KEY_UNREADABLE = Text(zh="从游标里读不出密钥", en="the key cannot be read from the cursor")
+
+
+def token_report(key: bytes) -> Callable[[Any], dict[Text, bool]]:
     """A ``key`` for a token made with ``key``: string? URL-safe? key unreadable?"""
 
-    def report(token: Any) -> dict[str, bool]:
+    def report(token: Any) -> dict[Text, bool]:
         text = token if isinstance(token, str) else ""
         return {
-            "是字符串": isinstance(token, str),
-            "只用 URL 安全的字符（A-Z a-z 0-9 - _）": bool(text)
-            and bool(_URL_SAFE.fullmatch(text)),
-            "从游标里读不出密钥": isinstance(token, str) and not _reveals(text, key),
+            _IS_STRING: isinstance(token, str),
+            _URL_SAFE_ONLY: bool(text) and bool(_URL_SAFE.fullmatch(text)),
+            _KEY_UNREADABLE: isinstance(token, str) and not _reveals(text, key),
         }
 
     return report
@@ -429,19 +575,23 @@ def _loose_hex(token: str) -> bytes:
         return b""
 
 
+# data, not learner text: case names (identifiers, see tests/test_language.py)
 _TOKEN_ROWS = (("位置 1700000042", 1700000042), ("位置 0", 0), ("位置 987654321987", 987654321987))
 
 CURSOR_TOKEN_CASES: tuple[Case, ...] = tuple(
     Case(
         f"游标是 URL 安全的不透明字符串（{name}）",
         (position, KEY),
-        {
-            "是字符串": True,
-            "只用 URL 安全的字符（A-Z a-z 0-9 - _）": True,
-            "从游标里读不出密钥": True,
-        },
-        "游标会出现在 URL 和日志里：用 base64.urlsafe_b64encode 并去掉末尾的 '='（它在 URL 里"
-        "要转义）；密钥只用来算签名，绝不能放进游标，哪怕编码过。",
+        {_IS_STRING: True, _URL_SAFE_ONLY: True, _KEY_UNREADABLE: True},
+        Text(
+            zh=(
+                "游标会出现在 URL 和日志里：用 base64.urlsafe_b64encode 并去掉末尾的 '='（它在"
+                " URL 里要转义）；密钥只用来算签名，绝不能放进游标，哪怕编码过。"
+            ),
+            en="A cursor appears in URLs and logs: use base64.urlsafe_b64encode and strip the"
+            " trailing '=' (it must be escaped in a URL); the key only computes the signature"
+            " and must never go into the cursor, not even encoded.",
+        ),
         key=token_report(KEY),
     )
     for name, position in _TOKEN_ROWS
@@ -488,7 +638,11 @@ def cursor_hidden_cases(seed: int = 0, count: int = 72) -> tuple[Case, ...]:
                 f"生成的游标 {index + 1}（{how}）",
                 args,
                 reference(*args),
-                "和参考实现不一致：原样读回要得到位置，任何改动或别的密钥都要得到 None。",
+                Text(
+                    zh="和参考实现不一致：原样读回要得到位置，任何改动或别的密钥都要得到 None。",
+                    en="Differs from the reference implementation: an unchanged cursor reads back"
+                    " as its position; any change, or another key, gives None.",
+                ),
             )
         )
     reference = cursor_round_trip(reference_make_cursor, reference_read_cursor)
@@ -500,8 +654,15 @@ def cursor_hidden_cases(seed: int = 0, count: int = 72) -> tuple[Case, ...]:
                     f"生成的游标 {len(cases) + 1}（{how}，2**63、2**64 附近）",
                     (position, how, KEY),
                     reference(position, how, KEY),
-                    "和参考实现不一致：位置没有上限，2**63、2**64 及以上也要原样读回；"
-                    "改动过的照样得到 None。",
+                    Text(
+                        zh=(
+                            "和参考实现不一致：位置没有上限，2**63、2**64 及以上也要原样读回；"
+                            "改动过的照样得到 None。"
+                        ),
+                        en="Differs from the reference implementation: a position has no upper"
+                        " limit, so 2**63, 2**64 and above must read back unchanged; a changed"
+                        " cursor still gives None.",
+                    ),
                 )
             )
     return tuple(cases)
@@ -520,7 +681,11 @@ def token_hidden_cases(seed: int = 0, count: int = 40) -> tuple[Case, ...]:
                 f"生成的密钥与位置 {index + 1}",
                 (position, key),
                 report(reference_make_cursor(position, key)),
-                "游标只用 URL 安全的字符，且读不出密钥。",
+                Text(
+                    zh="游标只用 URL 安全的字符，且读不出密钥。",
+                    en="A cursor uses URL-safe characters only, and the key cannot be read from"
+                    " it.",
+                ),
                 key=report,
             )
         )
@@ -530,51 +695,82 @@ def token_hidden_cases(seed: int = 0, count: int = 40) -> tuple[Case, ...]:
 READ_ALL_RULES: tuple[Rule, ...] = (
     Rule(
         "按顺序收集 comment_id",
-        "收集每页 comments 里的 comment_id（按顺序）。",
+        Text(
+            zh="收集每页 comments 里的 comment_id（按顺序）。",
+            en="Collect the comment_id of each page's comments (in order).",
+        ),
         "评论 id 按读到的顺序",
-        "id 随机，不按大小排列",
+        Text(zh="id 随机，不按大小排列", en="random ids, not in numeric order"),
     ),
     Rule(
         "游标原样传回",
-        "把 next_cursor 原样传回下一次调用（游标是不透明的，不要自己拼）。",
+        Text(
+            zh="把 next_cursor 原样传回下一次调用（游标是不透明的，不要自己拼）。",
+            en="Pass next_cursor back unchanged to the next call (a cursor is opaque: do not"
+            " build one yourself).",
+        ),
         "游标要原样传回",
-        "游标前缀在 c、page-、Xq_ 之间变化",
+        Text(
+            zh="游标前缀在 c、page-、Xq_ 之间变化",
+            en="the cursor prefix varies among c, page- and Xq_",
+        ),
     ),
     Rule(
         "complete 时停下",
-        'coverage 为 "complete" 时停下。',
+        Text(zh='coverage 为 "complete" 时停下。', en='Stop when coverage is "complete".'),
         "一页就读完",
-        "预算常常比页数多",
+        Text(zh="预算常常比页数多", en="the budget is often larger than the number of pages"),
     ),
     Rule(
         "空页还有游标就继续",
-        "空页只要还有 next_cursor，就继续。",
+        Text(
+            zh="空页只要还有 next_cursor，就继续。",
+            en="On an empty page, continue as long as there is a next_cursor.",
+        ),
         "中间一页是空的",
-        "约四成的页是空的，包括第一页",
+        Text(
+            zh="约四成的页是空的，包括第一页",
+            en="about four pages in ten are empty, the first page included",
+        ),
     ),
     Rule(
         "读满 max_pages 页就停",
-        "读了 max_pages 页还没到 complete，就停下。",
+        Text(
+            zh="读了 max_pages 页还没到 complete，就停下。",
+            en="Once max_pages pages are read without reaching complete, stop.",
+        ),
         "预算用尽",
-        "预算常常比页数少",
+        Text(zh="预算常常比页数少", en="the budget is often smaller than the number of pages"),
     ),
     Rule(
         "预算用尽时如实报告",
-        '预算用尽时如实返回 "partial" 和下一次该用的游标。',
+        Text(
+            zh='预算用尽时如实返回 "partial" 和下一次该用的游标。',
+            en='When the budget is used up, honestly return "partial" and the cursor to use next.',
+        ),
         "预算用尽",
-        "预算用尽在空页或非空页上",
+        Text(
+            zh="预算用尽在空页或非空页上", en="the budget runs out on an empty or a non-empty page"
+        ),
     ),
     Rule(
         "最后一页正好是第 max_pages 页",
-        "到了 complete 就是 complete：最后一页正好是第 max_pages 页时也一样。",
+        Text(
+            zh="到了 complete 就是 complete：最后一页正好是第 max_pages 页时也一样。",
+            en="Reaching complete means complete: also when the last page is exactly page"
+            " max_pages.",
+        ),
         "预算刚好够",
-        "预算与页数相等的情况",
+        Text(zh="预算与页数相等的情况", en="cases where the budget equals the number of pages"),
     ),
     Rule(
         "pages_read 数的是读过的页",
-        "返回的 pages_read 是读过的页数 n（空页也算）。",
+        Text(
+            zh="返回的 pages_read 是读过的页数 n（空页也算）。",
+            en="The returned pages_read is n, the number of pages read (empty pages count).",
+        ),
         "中间一页是空的",
-        "空页与非空页混合",
+        Text(zh="空页与非空页混合", en="empty and non-empty pages mixed"),
     ),
 )
 
@@ -582,45 +778,83 @@ READ_ALL_RULES: tuple[Rule, ...] = (
 MAKE_CURSOR_RULES: tuple[Rule, ...] = (
     Rule(
         "位置完整地编码进游标",
-        "把位置（一个非负整数，上次读到的评论 id）和签名一起编码。",
+        Text(
+            zh="把位置（一个非负整数，上次读到的评论 id）和签名一起编码。",
+            en="Encode the position (a non-negative integer: the id of the last comment read)"
+            " together with the signature.",
+        ),
         "很大的位置",
-        "随机位置，最大到 2**63；另有 2**63、2**64 附近的位置",
+        Text(
+            zh="随机位置，最大到 2**63；另有 2**63、2**64 附近的位置",
+            en="random positions up to 2**63, plus positions around 2**63 and 2**64",
+        ),
     ),
     Rule(
         "只用 URL 安全的字符",
-        "只用 A-Z a-z 0-9 - _（URL 安全的字符串）。",
+        Text(
+            zh="只用 A-Z a-z 0-9 - _（URL 安全的字符串）。",
+            en="Use only A-Z a-z 0-9 - _ (a URL-safe string).",
+        ),
         "游标是 URL 安全的不透明字符串（位置 987654321987）",
-        "签名的字节随密钥变化",
+        Text(zh="签名的字节随密钥变化", en="the signature's bytes vary with the key"),
     ),
     Rule(
         "去掉末尾的 =",
-        "urlsafe_b64encode 末尾的 = 在 URL 里要转义，去掉它。",
+        Text(
+            zh="urlsafe_b64encode 末尾的 = 在 URL 里要转义，去掉它。",
+            en="The trailing = of urlsafe_b64encode must be escaped in a URL: strip it.",
+        ),
         "游标是 URL 安全的不透明字符串（位置 987654321987）",
-        "位置的位数不同，编码后的长度也不同",
+        Text(
+            zh="位置的位数不同，编码后的长度也不同",
+            en="positions with different numbers of digits, so the encoded lengths differ too",
+        ),
     ),
     Rule(
         "密钥不在游标里（原文）",
-        "密钥绝不能出现在游标里，编码过也不行：它只用来算签名。",
+        Text(
+            zh="密钥绝不能出现在游标里，编码过也不行：它只用来算签名。",
+            en="The key must never appear in the cursor, not even encoded: it only computes the"
+            " signature.",
+        ),
         "游标是 URL 安全的不透明字符串（位置 1700000042）",
-        "在游标的文字里、也在它解码后的字节里找密钥",
+        Text(
+            zh="在游标的文字里、也在它解码后的字节里找密钥",
+            en="the key is searched for in the cursor's text and in its decoded bytes",
+        ),
     ),
     Rule(
         "密钥不在游标里（base64）",
-        "密钥绝不能出现在游标里，编码过也不行（base64）。",
+        Text(
+            zh="密钥绝不能出现在游标里，编码过也不行（base64）。",
+            en="The key must never appear in the cursor, not even encoded (base64).",
+        ),
         "游标是 URL 安全的不透明字符串（位置 1700000042）",
-        "找标准和 URL 安全的 base64，带或不带 =",
+        Text(
+            zh="找标准和 URL 安全的 base64，带或不带 =",
+            en="searches standard and URL-safe base64, with or without =",
+        ),
     ),
     Rule(
         "密钥不在游标里（十六进制）",
-        "密钥绝不能出现在游标里，编码过也不行（十六进制）。",
+        Text(
+            zh="密钥绝不能出现在游标里，编码过也不行（十六进制）。",
+            en="The key must never appear in the cursor, not even encoded (hexadecimal).",
+        ),
         "游标是 URL 安全的不透明字符串（位置 1700000042）",
-        "找大写和小写的十六进制",
+        Text(zh="找大写和小写的十六进制", en="searches upper- and lower-case hexadecimal"),
     ),
     Rule(
         "密钥不在游标里（URL 编码）",
-        "密钥绝不能出现在游标里，编码过也不行（URL 编码）。",
+        Text(
+            zh="密钥绝不能出现在游标里，编码过也不行（URL 编码）。",
+            en="The key must never appear in the cursor, not even encoded (URL encoding).",
+        ),
         "游标是 URL 安全的不透明字符串（位置 1700000042）",
-        "随机字节的密钥 URL 编码后带 %XX，和原文不同",
+        Text(
+            zh="随机字节的密钥 URL 编码后带 %XX，和原文不同",
+            en="a key of random bytes, URL-encoded, has %XX in it and differs from its plain text",
+        ),
     ),
 )
 
@@ -628,56 +862,101 @@ MAKE_CURSOR_RULES: tuple[Rule, ...] = (
 READ_CURSOR_RULES: tuple[Rule, ...] = (
     Rule(
         "签名正确时返回位置（int）",
-        "签名正确时返回位置（int）。",
+        Text(
+            zh="签名正确时返回位置（int）。",
+            en="Return the position (an int) when the signature is correct.",
+        ),
         "原样读回",
-        "原样读回",
+        Text(zh="原样读回", en="unchanged cursors read back"),
     ),
     Rule(
         "位置没有上限（2**63 及以上）",
-        "位置没有上限：2**63 及以上（有符号 64 位整数装不下）也要原样读回。",
+        Text(
+            zh="位置没有上限：2**63 及以上（有符号 64 位整数装不下）也要原样读回。",
+            en="A position has no upper limit: 2**63 and above (too big for a signed 64-bit"
+            " integer) must read back unchanged too.",
+        ),
         "位置 2**63（有符号 64 位整数装不下）",
-        "2**63 减 1、本身、加 1，原样和改过",
+        Text(
+            zh="2**63 减 1、本身、加 1，原样和改过",
+            en="2**63 minus 1, itself and plus 1, unchanged and changed",
+        ),
     ),
     Rule(
         "位置没有上限（2**64 及以上）",
-        "位置没有上限：2**64 及以上（64 位整数装不下）也要原样读回。",
+        Text(
+            zh="位置没有上限：2**64 及以上（64 位整数装不下）也要原样读回。",
+            en="A position has no upper limit: 2**64 and above (too big for a 64-bit integer)"
+            " must read back unchanged too.",
+        ),
         "位置 2**64（64 位整数装不下）",
-        "2**64 减 1、本身、加 1，和一个到 2**128 的随机位置",
+        Text(
+            zh="2**64 减 1、本身、加 1，和一个到 2**128 的随机位置",
+            en="2**64 minus 1, itself and plus 1, and one random position up to 2**128",
+        ),
     ),
     Rule(
         "位置 0 也是位置",
-        "位置是一个非负整数：0 也要读回 0。",
+        Text(
+            zh="位置是一个非负整数：0 也要读回 0。",
+            en="A position is a non-negative integer: 0 must read back as 0 too.",
+        ),
         "位置 0 也能读回",
-        "约三分之一的位置是 0",
+        Text(zh="约三分之一的位置是 0", en="about a third of the positions are 0"),
     ),
     Rule(
         "改哪一个字符都算",
-        "任何改动（改哪一个字符都算）时返回 None。",
+        Text(
+            zh="任何改动（改哪一个字符都算）时返回 None。",
+            en="Return None on any change (a change to any one character counts).",
+        ),
         "逐个改每一个字符",
-        "逐个改每一个字符、改第一个、改最后一个",
+        Text(
+            zh="逐个改每一个字符、改第一个、改最后一个",
+            en="every character changed in turn, the first changed, the last changed",
+        ),
     ),
     Rule(
         "解码出同样字节的另一种写法也是改动",
-        "任何改动（改哪一个字符都算，包括末尾那个字符）时返回 None。",
+        Text(
+            zh="任何改动（改哪一个字符都算，包括末尾那个字符）时返回 None。",
+            en="Return None on any change (a change to any one character counts, the last one"
+            " included).",
+        ),
         "换一种写法，解码出同样的字节",
-        "末尾字符换成解码结果相同的另一个字符",
+        Text(
+            zh="末尾字符换成解码结果相同的另一个字符",
+            en="the last character replaced by another that decodes to the same bytes",
+        ),
     ),
     Rule(
         "截断时返回 None",
-        "截断时返回 None（不抛异常）。",
+        Text(
+            zh="截断时返回 None（不抛异常）。",
+            en="Return None for a truncated cursor (do not raise).",
+        ),
         "截断 3 个字符",
-        "截掉 1、2、3、4 个字符，多出 2 个字符",
+        Text(
+            zh="截掉 1、2、3、4 个字符，多出 2 个字符",
+            en="1, 2, 3 or 4 characters cut off; 2 characters added",
+        ),
     ),
     Rule(
         "不是合法的编码时返回 None",
-        "不是合法的编码时返回 None（不抛异常）。",
+        Text(
+            zh="不是合法的编码时返回 None（不抛异常）。",
+            en="Return None when the text is not a valid encoding (do not raise).",
+        ),
         "不是合法编码",
-        "非 base64 的文字",
+        Text(zh="非 base64 的文字", en="text that is not base64"),
     ),
     Rule(
         "换了密钥时返回 None",
-        "换了密钥时返回 None：签名用 key 算（HMAC-SHA256）。",
+        Text(
+            zh="换了密钥时返回 None：签名用 key 算（HMAC-SHA256）。",
+            en="Return None for another key: the signature is computed with key (HMAC-SHA256).",
+        ),
         "换了密钥",
-        "用另一个密钥读回",
+        Text(zh="用另一个密钥读回", en="read back with another key"),
     ),
 )

@@ -17,6 +17,7 @@ from typing import Any
 
 from tutorial_lib.core.arguments import ArgumentExample
 from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import MISSING, Case
 from tutorial_lib.course.rules import Rule
 from tutorial_lib.workspace.read_schema import (
@@ -39,37 +40,57 @@ __all__ = [
 ]
 
 _P = "notes.txt"
-_ORDER = (
-    "固定顺序：整体 → 缺失字段（path、start、count）→ 多余字段（按名字排序）"
-    "→ 逐个字段查类型和范围。"
+_ORDER = Text(
+    zh=(
+        "固定顺序：整体 → 缺失字段（path、start、count）→ 多余字段（按名字排序）"
+        "→ 逐个字段查类型和范围。"
+    ),
+    en="The fixed order: the whole object → missing fields (path, start, count) → unknown fields"
+    " (sorted by name) → each field's type and range, field by field.",
 )
 
 #: Rows for the learner's validator beyond the shared table, each with its hint: every
 #: pair of rules in the fixed order, and boundaries that must still pass.
-ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
+ORDER_EXAMPLES: tuple[tuple[ArgumentExample, Text], ...] = (
     (
         ArgumentExample(
             "missing beats unknown", {"path": _P, "start": 1, "lenght": 5}, "missing_field", "count"
         ),
-        "缺失字段先于多余字段：先把 path、start、count 是否都在查完，再看多出来的字段。",
+        Text(
+            zh="缺失字段先于多余字段：先把 path、start、count 是否都在查完，再看多出来的字段。",
+            en="Missing fields come before unknown fields: first check that path, start and count"
+            " are all there, then look at the extra fields.",
+        ),
     ),
     (
         ArgumentExample(
             "missing beats an earlier bad type", {"path": 7, "start": 1}, "missing_field", "count"
         ),
-        "先查完所有缺失字段，再查任何字段的类型：不要按字段逐个“缺失→类型→范围”地查。",
+        Text(
+            zh="先查完所有缺失字段，再查任何字段的类型：不要按字段逐个“缺失→类型→范围”地查。",
+            en="Check every missing field before any field's type: do not check \"missing → type"
+            ' → range" one field at a time.',
+        ),
     ),
     (
         ArgumentExample(
             "missing beats out of range", {"path": _P, "count": 0}, "missing_field", "start"
         ),
-        "缺失字段先于范围错误：start 缺了，count 为 0 排在后面。",
+        Text(
+            zh="缺失字段先于范围错误：start 缺了，count 为 0 排在后面。",
+            en="Missing fields come before range errors: start is missing; count being 0 comes"
+            " later.",
+        ),
     ),
     (
         ArgumentExample(
             "missing path reported before start", {"count": 2}, "missing_field", "path"
         ),
-        "缺多个字段时按 path、start、count 的顺序报第一个：这里是 path。",
+        Text(
+            zh="缺多个字段时按 path、start、count 的顺序报第一个：这里是 path。",
+            en="When several fields are missing, report the first in the order path, start,"
+            " count: here, path.",
+        ),
     ),
     (
         ArgumentExample(
@@ -78,7 +99,10 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
             "unknown_field",
             "mode",
         ),
-        "多余字段先于类型错误：先拒绝拼错或多出的字段。",
+        Text(
+            zh="多余字段先于类型错误：先拒绝拼错或多出的字段。",
+            en="Unknown fields come before type errors: refuse misspelled or extra fields first.",
+        ),
     ),
     (
         ArgumentExample(
@@ -87,7 +111,7 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
             "unknown_field",
             "mode",
         ),
-        "多余字段先于范围错误。",
+        Text(zh="多余字段先于范围错误。", en="Unknown fields come before range errors."),
     ),
     (
         ArgumentExample(
@@ -96,7 +120,11 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
             "unknown_field",
             "alpha",
         ),
-        "多个多余字段时按名字排序报第一个（sorted），而不是按它们在字典里出现的顺序。",
+        Text(
+            zh="多个多余字段时按名字排序报第一个（sorted），而不是按它们在字典里出现的顺序。",
+            en="With several unknown fields, report the first by name (sorted), not the first in"
+            " the order they appear in the dict.",
+        ),
     ),
     (
         ArgumentExample(
@@ -105,7 +133,11 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
             "invalid_type",
             "path",
         ),
-        "字段按 path、start、count 的顺序查：path 的错误先报。",
+        Text(
+            zh="字段按 path、start、count 的顺序查：path 的错误先报。",
+            en="Fields are checked in the order path, start, count: path's error is reported"
+            " first.",
+        ),
     ),
     (
         ArgumentExample(
@@ -114,7 +146,10 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
             "invalid_path",
             "path",
         ),
-        "path 的内容错误（invalid_path）也排在 start 之前。",
+        Text(
+            zh="path 的内容错误（invalid_path）也排在 start 之前。",
+            en="An error in path's content (invalid_path) also comes before start.",
+        ),
     ),
     (
         ArgumentExample(
@@ -123,7 +158,7 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
             "invalid_range",
             "start",
         ),
-        "start 在 count 之前查。",
+        Text(zh="start 在 count 之前查。", en="start is checked before count."),
     ),
     (
         ArgumentExample(
@@ -132,7 +167,12 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
             "invalid_range",
             "start",
         ),
-        "按字段逐个查“类型再范围”，不是先查所有字段的类型、再查所有范围：start 的范围错误先报。",
+        Text(
+            zh="按字段逐个查“类型再范围”，不是先查所有字段的类型、再查所有范围：start"
+            " 的范围错误先报。",
+            en='Check "type, then range" field by field, not every field\'s type first and then'
+            " every range: start's range error is reported first.",
+        ),
     ),
     (
         ArgumentExample(
@@ -141,29 +181,51 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
             "invalid_type",
             "start",
         ),
-        "start 的类型错误排在 count 的范围错误之前。",
+        Text(
+            zh="start 的类型错误排在 count 的范围错误之前。",
+            en="start's type error comes before count's range error.",
+        ),
     ),
     (
         ArgumentExample("the longest path", {"path": "a" * MAX_PATH_CHARS, "start": 1, "count": 2}),
-        f"正好 {MAX_PATH_CHARS} 个字符的路径仍然合法：上限是“最长 {MAX_PATH_CHARS}”，不是“少于”。",
+        Text(
+            zh=f"正好 {MAX_PATH_CHARS} 个字符的路径仍然合法：上限是“最长 {MAX_PATH_CHARS}”，"
+            "不是“少于”。",
+            en=f'A path of exactly {MAX_PATH_CHARS} characters is still valid: the limit is "at'
+            f' most {MAX_PATH_CHARS}", not "fewer than".',
+        ),
     ),
     (
         ArgumentExample("the largest start", {"path": _P, "start": MAX_START, "count": 1}),
-        "start 等于 2**53 - 1 仍然合法：上限包含它自己。",
+        Text(
+            zh="start 等于 2**53 - 1 仍然合法：上限包含它自己。",
+            en="start equal to 2**53 - 1 is still valid: the limit includes itself.",
+        ),
     ),
     (
         ArgumentExample("one line", {"path": _P, "start": 1, "count": 1}),
-        "count 为 1 合法：范围是 1 到 20，两端都包含。",
+        Text(
+            zh="count 为 1 合法：范围是 1 到 20，两端都包含。",
+            en="count 1 is valid: the range is 1 to 20, both ends included.",
+        ),
     ),
     (
         ArgumentExample(
             "a path with spaces around it", {"path": " notes.txt ", "start": 1, "count": 2}
         ),
-        "契约只要求去掉空白后不为空：带空格的路径在这一层是合法的。",
+        Text(
+            zh="契约只要求去掉空白后不为空：带空格的路径在这一层是合法的。",
+            en="The contract only requires the path to be non-empty once whitespace is stripped:"
+            " a path with spaces around it is valid at this layer.",
+        ),
     ),
     (
         ArgumentExample("null instead of an object", None, "invalid_type", None),
-        "整体不是 dict（这里是 None）：code 为 invalid_type，不写 field。",
+        Text(
+            zh="整体不是 dict（这里是 None）：code 为 invalid_type，不写 field。",
+            en="The whole value is not a dict (here it is None): code is invalid_type, with no"
+            " field.",
+        ),
     ),
     (
         ArgumentExample(
@@ -172,7 +234,11 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
             "unknown_field",
             "Path",
         ),
-        "恰好是 path、start、count 这三个名字：大小写不同的名字是另一个字段。",
+        Text(
+            zh="恰好是 path、start、count 这三个名字：大小写不同的名字是另一个字段。",
+            en="Exactly the three names path, start and count: a name in another case is another"
+            " field.",
+        ),
     ),
     (
         ArgumentExample(
@@ -181,94 +247,186 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, str], ...] = (
             "invalid_type",
             "count",
         ),
-        "类型不对一律是 invalid_type：start 的类型规则，count 也要守。",
+        Text(
+            zh="类型不对一律是 invalid_type：start 的类型规则，count 也要守。",
+            en="A wrong type is always invalid_type: count must follow start's type rule too.",
+        ),
     ),
 )
 
 
-_NOT_OBJECTS = "列表、字符串、数字、null"
+_NOT_OBJECTS = Text(zh="列表、字符串、数字、null", en="lists, strings, numbers, null")
 
 #: The rules of exercise 1's contract on each field (the task's bullets), each with the
 #: visible case that catches an answer breaking only that rule.
 VALIDATE_ARGS_FIELD_RULES: tuple[Rule, ...] = (
-    Rule("整体是对象", "args 必须是对象（dict）。", "not an object", _NOT_OBJECTS),
-    Rule("整体不写 field", "整体不是对象时不写 field。", "null instead of an object", _NOT_OBJECTS),
-    Rule("缺字段", "缺字段是 missing_field。", "count missing", "每个字段都可能缺"),
-    Rule("多字段", "多字段是 unknown_field。", "a misspelt field", "多出的字段名"),
+    Rule(
+        "整体是对象",
+        Text(zh="args 必须是对象（dict）。", en="args must be an object (a dict)."),
+        "not an object",
+        _NOT_OBJECTS,
+    ),
+    Rule(
+        "整体不写 field",
+        Text(
+            zh="整体不是对象时不写 field。",
+            en="When the whole value is not an object, write no field.",
+        ),
+        "null instead of an object",
+        _NOT_OBJECTS,
+    ),
+    Rule(
+        "缺字段",
+        Text(zh="缺字段是 missing_field。", en="A missing field is missing_field."),
+        "count missing",
+        Text(zh="每个字段都可能缺", en="any field may be missing"),
+    ),
+    Rule(
+        "多字段",
+        Text(zh="多字段是 unknown_field。", en="An extra field is unknown_field."),
+        "a misspelt field",
+        Text(zh="多出的字段名", en="extra field names"),
+    ),
     Rule(
         "恰好三个名字",
-        "恰好有 path、start、count 三个字段。",
+        Text(
+            zh="恰好有 path、start、count 三个字段。",
+            en="There are exactly three fields: path, start, count.",
+        ),
         "a field name in another case",
-        "多出的字段名，含 Path",
+        Text(zh="多出的字段名，含 Path", en="extra field names, Path among them"),
     ),
-    Rule("path 是字符串", "path：字符串。", "a path that is a number", "数字、null、列表"),
-    Rule("path 不为空", "path 去掉空白后不为空。", "a whitespace path", "空串、只有空白"),
+    Rule(
+        "path 是字符串",
+        Text(zh="path：字符串。", en="path: a string."),
+        "a path that is a number",
+        Text(zh="数字、null、列表", en="numbers, null, lists"),
+    ),
+    Rule(
+        "path 不为空",
+        Text(zh="path 去掉空白后不为空。", en="path is not empty once whitespace is stripped."),
+        "a whitespace path",
+        Text(zh="空串、只有空白", en="the empty string, whitespace only"),
+    ),
     Rule(
         "只看去掉空白后",
-        "path 去掉空白后不为空即可。",
+        Text(
+            zh="path 去掉空白后不为空即可。",
+            en="It is enough that path is not empty once whitespace is stripped.",
+        ),
         "a path with spaces around it",
-        "首尾带空白",
+        Text(zh="首尾带空白", en="whitespace at the start and at the end"),
     ),
-    Rule("path 有上限", "path 最长 4096 个字符。", "a path longer than the cap", "4097 个字符"),
-    Rule("4096 本身可以", "path 最长 4096 个字符。", "the longest path", "正好 4096 个字符"),
+    Rule(
+        "path 有上限",
+        Text(zh="path 最长 4096 个字符。", en="path is at most 4096 characters long."),
+        "a path longer than the cap",
+        Text(zh="4097 个字符", en="4097 characters"),
+    ),
+    Rule(
+        "4096 本身可以",
+        Text(zh="path 最长 4096 个字符。", en="path is at most 4096 characters long."),
+        "the longest path",
+        Text(zh="正好 4096 个字符", en="exactly 4096 characters"),
+    ),
     Rule(
         "start 的范围",
-        "start：1 到 2**53 - 1。",
+        Text(zh="start：1 到 2**53 - 1。", en="start: 1 to 2**53 - 1."),
         "a line beyond the interoperable integer range",
-        "边界两侧",
+        Text(zh="边界两侧", en="both sides of each bound"),
     ),
-    Rule("count 的范围", "count：1 到 20。", "count above the cap", "边界两侧"),
-    Rule("bool 不是整数", "类型不对一律是 invalid_type。", "true as an integer", "True、False"),
+    Rule(
+        "count 的范围",
+        Text(zh="count：1 到 20。", en="count: 1 to 20."),
+        "count above the cap",
+        Text(zh="边界两侧", en="both sides of each bound"),
+    ),
+    Rule(
+        "bool 不是整数",
+        Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
+        "true as an integer",
+        Text(zh="True、False", en="True, False"),
+    ),
     Rule(
         "字符串不是整数",
-        "类型不对一律是 invalid_type。",
+        Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
         "an integer written as a string",
-        '"1"、"2"',
+        Text(zh='"1"、"2"', en='"1", "2"'),
     ),
-    Rule("浮点数不是整数", "类型不对一律是 invalid_type。", "a whole float", "1.0、1.5、2.0"),
     Rule(
-        "每个字段都一样", "类型不对一律是 invalid_type。", "a whole float for count", "两个整数字段"
+        "浮点数不是整数",
+        Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
+        "a whole float",
+        Text(zh="1.0、1.5、2.0", en="1.0, 1.5, 2.0"),
+    ),
+    Rule(
+        "每个字段都一样",
+        Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
+        "a whole float for count",
+        Text(zh="两个整数字段", en="both integer fields"),
     ),
 )
 
 #: The fixed order of exercise 1 (its last bullet), one rule per step that can be swapped.
 VALIDATE_ARGS_ORDER_RULES: tuple[Rule, ...] = (
-    Rule("缺失先于多余", "整体 → 缺失字段 → 多余字段。", "missing beats unknown", "字段的插入顺序"),
+    Rule(
+        "缺失先于多余",
+        Text(
+            zh="整体 → 缺失字段 → 多余字段。", en="whole object → missing fields → unknown fields."
+        ),
+        "missing beats unknown",
+        Text(zh="字段的插入顺序", en="the fields' insertion order"),
+    ),
     Rule(
         "先查完缺失",
-        "缺失字段查完，才查类型和范围。",
+        Text(
+            zh="缺失字段查完，才查类型和范围。",
+            en="Types and ranges are checked only once every missing field has been.",
+        ),
         "missing beats an earlier bad type",
-        "缺一个字段，同时有坏值",
+        Text(zh="缺一个字段，同时有坏值", en="one field missing, with bad values as well"),
     ),
     Rule(
         "缺失按顺序",
-        "缺失字段按 path、start、count。",
+        Text(
+            zh="缺失字段按 path、start、count。",
+            en="Missing fields in the order path, start, count.",
+        ),
         "missing path reported before start",
-        "同时缺几个字段",
+        Text(zh="同时缺几个字段", en="several fields missing at once"),
     ),
     Rule(
         "多余先于字段",
-        "多余字段 → 逐个查类型和范围。",
+        Text(
+            zh="多余字段 → 逐个查类型和范围。",
+            en="unknown fields → each field's type and range, one field at a time.",
+        ),
         "unknown beats a wrong type",
-        "多余字段加坏值",
+        Text(zh="多余字段加坏值", en="unknown fields plus bad values"),
     ),
     Rule(
         "多余按名字排序",
-        "多余字段按名字排序。",
+        Text(zh="多余字段按名字排序。", en="Unknown fields sorted by name."),
         "unknown fields sorted by name",
-        "打乱的插入顺序",
+        Text(zh="打乱的插入顺序", en="shuffled insertion order"),
     ),
     Rule(
         "字段按顺序",
-        "按 path、start、count 逐个查。",
+        Text(
+            zh="按 path、start、count 逐个查。",
+            en="Check path, start, count one by one, in that order.",
+        ),
         "path is checked before start",
-        "几个字段同时有错",
+        Text(zh="几个字段同时有错", en="several fields wrong at once"),
     ),
     Rule(
         "逐个字段查",
-        "逐个字段查类型和范围。",
+        Text(zh="逐个字段查类型和范围。", en="Check type and range one field at a time."),
         "start's range before count's type",
-        "一个字段范围错、后一个类型错",
+        Text(
+            zh="一个字段范围错、后一个类型错",
+            en="one field out of range, a later one of the wrong type",
+        ),
     ),
 )
 
@@ -278,65 +436,151 @@ VALIDATE_ARGS_RULES: tuple[Rule, ...] = VALIDATE_ARGS_FIELD_RULES + VALIDATE_ARG
 IS_INSIDE_RULES: tuple[Rule, ...] = (
     Rule(
         "解析 ..",
-        "root / path 解析之后（处理 ..）位于 root 之内。",
+        Text(
+            zh="root / path 解析之后（处理 ..）位于 root 之内。",
+            en="root / path, once resolved (.. handled), lies within root.",
+        ),
         "'..' climbs out",
-        "随机拼出的路径段，含 .. 和 .",
+        Text(
+            zh="随机拼出的路径段，含 .. 和 .",
+            en="randomly joined path segments, including .. and .",
+        ),
     ),
     Rule(
         "跟随符号链接",
-        "解析时跟随符号链接。",
+        Text(zh="解析时跟随符号链接。", en="Resolving follows symbolic links."),
         "a symlink leading out",
-        "路径里任意位置的 link_in、link_out、src_link",
+        Text(
+            zh="路径里任意位置的 link_in、link_out、src_link",
+            en="link_in, link_out and src_link anywhere in the path",
+        ),
     ),
     Rule(
         "比较路径而不是字符串",
-        "位于 root 之内：前缀相同的兄弟目录不算。",
+        Text(
+            zh="位于 root 之内：前缀相同的兄弟目录不算。",
+            en="Within root: a sibling directory with the same prefix does not count.",
+        ),
         "a prefix sibling",
-        "经 .. 走到 ws_evil",
+        Text(zh="经 .. 走到 ws_evil", en="reaching ws_evil through .."),
     ),
     Rule(
         "root 也要解析",
-        "root 本身也可能是经过符号链接的路径。",
+        Text(
+            zh="root 本身也可能是经过符号链接的路径。",
+            en="root itself may be a path through a symbolic link.",
+        ),
         "a root reached through a symlink",
-        "root 和经过链接的 ws_alias 轮流出现",
+        Text(zh="root 和经过链接的 ws_alias 轮流出现", en="root and the linked ws_alias in turn"),
     ),
     Rule(
         "文件不必存在",
-        "“在不在里面”和“存不存在”是两回事。",
+        Text(
+            zh="“在不在里面”和“存不存在”是两回事。",
+            en='"Is it inside?" and "does it exist?" are two different questions.',
+        ),
         "a missing file",
-        "不存在的 drafts 等路径段",
+        Text(zh="不存在的 drafts 等路径段", en="path segments that do not exist, such as drafts"),
     ),
-    Rule("绝对路径", "root / path 解析之后位于 root 之内。", "an absolute path", "以 / 开头的路径"),
+    Rule(
+        "绝对路径",
+        Text(
+            zh="root / path 解析之后位于 root 之内。",
+            en="root / path, once resolved, lies within root.",
+        ),
+        "an absolute path",
+        Text(zh="以 / 开头的路径", en="paths starting with /"),
+    ),
 )
 
 
 # What a learner whose validator gets a row wrong should think about (learner-facing, Chinese).
-_LEARNER_HINTS: dict[str, str] = {
-    "not an object": "先确认 args 是 dict；整体不是对象时不写 field。",
-    "count missing": "三个字段都必填：缺哪个就报哪个，code 为 missing_field。",
-    "everything missing": "缺多个字段时，按 path、start、count 的顺序报第一个。",
-    "a misspelt field": "additionalProperties: false：多出的字段（多半是拼错的）报 unknown_field。",
-    "line 0 (0-based thinking)": "行号从 1 开始：start 为 0 是 invalid_range。",
-    "a negative line": "start 的下限是 1：负数也是 invalid_range。",
+_LEARNER_HINTS: dict[str, Text] = {
+    "not an object": Text(
+        zh="先确认 args 是 dict；整体不是对象时不写 field。",
+        en="First make sure args is a dict; when the whole value is not an object, write no field.",
+    ),
+    "count missing": Text(
+        zh="三个字段都必填：缺哪个就报哪个，code 为 missing_field。",
+        en="All three fields are required: report the one that is missing, with code"
+        " missing_field.",
+    ),
+    "everything missing": Text(
+        zh="缺多个字段时，按 path、start、count 的顺序报第一个。",
+        en="When several fields are missing, report the first in the order path, start, count.",
+    ),
+    "a misspelt field": Text(
+        zh="additionalProperties: false：多出的字段（多半是拼错的）报 unknown_field。",
+        en="additionalProperties: false: an extra field (most likely a misspelling) is reported"
+        " as unknown_field.",
+    ),
+    "line 0 (0-based thinking)": Text(
+        zh="行号从 1 开始：start 为 0 是 invalid_range。",
+        en="Line numbers start at 1: start 0 is invalid_range.",
+    ),
+    "a negative line": Text(
+        zh="start 的下限是 1：负数也是 invalid_range。",
+        en="start's lower bound is 1: a negative number is invalid_range too.",
+    ),
     "a line beyond the interoperable integer range": (
-        "start 最大是 2**53 - 1：JSON 本身不限大小，但用双精度数读数字的解析器（如 JavaScript）"
-        "只能精确表示到这里。"
+        Text(
+            zh=(
+                "start 最大是 2**53 - 1：JSON 本身不限大小，但用双精度数读数字的解析器（如"
+                " JavaScript）只能精确表示到这里。"
+            ),
+            en="start is at most 2**53 - 1: JSON itself sets no limit, but a parser that reads"
+            " numbers as doubles (JavaScript, for one) is exact only up to here.",
+        )
     ),
-    "count 0": "count 的范围是 1 到 20。",
-    "count above the cap": "count 最多 20：maximum 防止一次读入太多。",
-    "an integer written as a string": "'1' 是字符串：不要悄悄转换成整数，报 invalid_type。",
+    "count 0": Text(zh="count 的范围是 1 到 20。", en="count ranges from 1 to 20."),
+    "count above the cap": Text(
+        zh="count 最多 20：maximum 防止一次读入太多。",
+        en="count is at most 20: maximum keeps one read from taking in too much.",
+    ),
+    "an integer written as a string": Text(
+        zh="'1' 是字符串：不要悄悄转换成整数，报 invalid_type。",
+        en="'1' is a string: do not quietly convert it to an integer; report invalid_type.",
+    ),
     "true as an integer": (
-        "bool 是 int 的子类：isinstance(True, int) 为 True，要用 type(x) is int。"
+        Text(
+            zh="bool 是 int 的子类：isinstance(True, int) 为 True，要用 type(x) is int。",
+            en="bool is a subclass of int: isinstance(True, int) is True, so use type(x) is int.",
+        )
     ),
-    "false as an integer": "False 同样是 int 的子类，也要拒绝。",
-    "a float": "浮点数不是整数：type(1.5) is int 为 False。",
-    "a whole float": "2.0 == 2，但契约要的是 JSON 整数：看类型，不看值。",
-    "null for a line": "null（None）也不是整数。",
-    "a path that is a number": "path 必须是字符串：先查类型，再查内容。",
-    "an empty path": "空字符串不是路径：code 为 invalid_path。",
-    "a whitespace path": "只有空白的路径也无效：用 path.strip() 判断。",
-    "a path longer than the cap": "路径最长 4096 个字符。",
-    "missing beats wrong type": "缺失字段先于类型错误。" + _ORDER,
+    "false as an integer": Text(
+        zh="False 同样是 int 的子类，也要拒绝。",
+        en="False is a bool too, a subclass of int: refuse it as well.",
+    ),
+    "a float": Text(
+        zh="浮点数不是整数：type(1.5) is int 为 False。",
+        en="A float is not an integer: type(1.5) is int is False.",
+    ),
+    "a whole float": Text(
+        zh="2.0 == 2，但契约要的是 JSON 整数：看类型，不看值。",
+        en="2.0 == 2, but the contract asks for a JSON integer: look at the type, not the value.",
+    ),
+    "null for a line": Text(
+        zh="null（None）也不是整数。", en="null (None) is not an integer either."
+    ),
+    "a path that is a number": Text(
+        zh="path 必须是字符串：先查类型，再查内容。",
+        en="path must be a string: check the type first, then the content.",
+    ),
+    "an empty path": Text(
+        zh="空字符串不是路径：code 为 invalid_path。",
+        en="An empty string is not a path: code is invalid_path.",
+    ),
+    "a whitespace path": Text(
+        zh="只有空白的路径也无效：用 path.strip() 判断。",
+        en="A path of whitespace only is invalid too: test it with path.strip().",
+    ),
+    "a path longer than the cap": Text(
+        zh="路径最长 4096 个字符。", en="A path is at most 4096 characters long."
+    ),
+    "missing beats wrong type": Text(
+        zh="缺失字段先于类型错误。" + _ORDER.zh,
+        en="Missing fields come before type errors. " + _ORDER.en,
+    ),
 }
 
 
@@ -367,7 +611,10 @@ def validator_cases() -> tuple[Case, ...]:
     cases = []
     for example in READ_LINES_EXAMPLES:
         expected = _expected(example)
-        hint = _LEARNER_HINTS.get(example.name, "这是合法的调用：返回 None。")
+        hint = _LEARNER_HINTS.get(
+            example.name,
+            Text(zh="这是合法的调用：返回 None。", en="This is a valid call: return None."),
+        )
         cases.append(Case(example.name, (example.args,), expected, hint))
     for example, hint in ORDER_EXAMPLES:
         cases.append(Case(example.name, (example.args,), _expected(example), hint))
@@ -402,6 +649,12 @@ _VALUES: dict[str, tuple[Any, ...]] = {
 _EXTRA_NAMES = ("lenght", "alpha", "mode", "zeta", "Path", "offset")
 
 
+_HIDDEN_HINT = Text(
+    zh="和库里的校验器不一致：" + _ORDER.zh,
+    en="Differs from the library's validator: " + _ORDER.en,
+)
+
+
 def validator_hidden_cases(seed: int = 0, count: int = 300) -> tuple[Case, ...]:
     """``count`` seeded argument objects; expected: the library's ``validate_manually``."""
     rng = random.Random(seed)
@@ -425,7 +678,7 @@ def validator_hidden_cases(seed: int = 0, count: int = 300) -> tuple[Case, ...]:
                 f"生成的参数 {index + 1}",
                 (args,),
                 verdict_of(validate_manually(args)),
-                "和库里的校验器不一致：" + _ORDER,
+                _HIDDEN_HINT,
             )
         )
     return tuple(cases)

@@ -26,6 +26,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.tools import Annotations, ToolSpec
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule
@@ -192,32 +193,69 @@ def says_read_only(spec: ToolSpec) -> bool:
     return bool(_READ_ONLY_STATEMENT.search(_not(spec.description)))
 
 
-Requirement = tuple[str, Callable[[ToolSpec], bool]]
+Requirement = tuple[Text, Callable[[ToolSpec], bool]]
 
-_ABOUT = "描述的第一句说出工单（整词 ticket 或 tickets，前面没有否定）"
-_SAYS_READ_ONLY = "描述写明只读（例如 Read-only.）"
+_ABOUT = Text(
+    zh="描述的第一句说出工单（整词 ticket 或 tickets，前面没有否定）",
+    en="the description's opening sentence names tickets (the whole word ticket or tickets, with"
+    " no negation before it)",
+)
+_SAYS_READ_ONLY = Text(
+    zh="描述写明只读（例如 Read-only.）",
+    en="the description says it is read-only (e.g. Read-only.)",
+)
 
 #: Each capability of the original set, as requirements a tool must meet (names in Chinese:
 #: they are what a failing case lists).
 CAPABILITIES: dict[str, tuple[Requirement, ...]] = {
     "get": (
         (_ABOUT, about_tickets),
-        ("只读（read_only=True）", lambda s: s.annotations.read_only),
+        (
+            Text(zh="只读（read_only=True）", en="read-only (read_only=True)"),
+            lambda s: s.annotations.read_only,
+        ),
         (_SAYS_READ_ONLY, says_read_only),
-        ("唯一的必填参数是整数 id", lambda s: _id_name(s) is not None),
+        (
+            Text(zh="唯一的必填参数是整数 id", en="the only required argument is an integer id"),
+            lambda s: _id_name(s) is not None,
+        ),
     ),
     "close": (
         (_ABOUT, about_tickets),
-        ("写入（read_only=False）", lambda s: not s.annotations.read_only),
-        ("唯一的必填参数是整数 id", lambda s: _id_name(s) is not None),
-        ("有以秒为单位的超时参数（例如 timeout_seconds）", lambda s: _timeout_name(s) is not None),
+        (
+            Text(zh="写入（read_only=False）", en="writes (read_only=False)"),
+            lambda s: not s.annotations.read_only,
+        ),
+        (
+            Text(zh="唯一的必填参数是整数 id", en="the only required argument is an integer id"),
+            lambda s: _id_name(s) is not None,
+        ),
+        (
+            Text(
+                zh="有以秒为单位的超时参数（例如 timeout_seconds）",
+                en="has a timeout argument in seconds (e.g. timeout_seconds)",
+            ),
+            lambda s: _timeout_name(s) is not None,
+        ),
     ),
     "list": (
         (_ABOUT, about_tickets),
-        ("只读（read_only=True）", lambda s: s.annotations.read_only),
+        (
+            Text(zh="只读（read_only=True）", en="read-only (read_only=True)"),
+            lambda s: s.annotations.read_only,
+        ),
         (_SAYS_READ_ONLY, says_read_only),
-        ("没有必填参数（第一页不需要游标）", lambda s: not _required(s)),
-        ("有可选的字符串参数 cursor", lambda s: _named(s, "cursor", "string") is not None),
+        (
+            Text(
+                zh="没有必填参数（第一页不需要游标）",
+                en="no required argument (the first page needs no cursor)",
+            ),
+            lambda s: not _required(s),
+        ),
+        (
+            Text(zh="有可选的字符串参数 cursor", en="has an optional string argument cursor"),
+            lambda s: _named(s, "cursor", "string") is not None,
+        ),
     ),
 }
 
@@ -234,10 +272,10 @@ def _best(specs: Sequence[ToolSpec], capability: str) -> ToolSpec | None:
     return best
 
 
-def capability_report(capability: str) -> Callable[[Any], dict[str, bool]]:
+def capability_report(capability: str) -> Callable[[Any], dict[Text, bool]]:
     """A ``key`` for one capability: requirement -> met, for the tool that fits it best."""
 
-    def report(specs: Any) -> dict[str, bool]:
+    def report(specs: Any) -> dict[Text, bool]:
         tools = [spec for spec in specs if isinstance(spec, ToolSpec)]
         spec = _best(tools, capability)
         return {
@@ -270,7 +308,7 @@ def _counts(specs: Any) -> dict[str, int]:
     return {"tools": len(tools), "read_only": len(tools) - writes, "writes": writes}
 
 
-def _all_met(capability: str) -> dict[str, bool]:
+def _all_met(capability: str) -> dict[Text, bool]:
     return {name: True for name, _ in CAPABILITIES[capability]}
 
 
@@ -279,48 +317,90 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
         "linter 没有发现",
         (),
         [],
-        "逐条看 print(format_findings(lint(fixed_tools()))) 给出的 fix：名称、描述、"
-        "additionalProperties、单位、注解。",
+        Text(
+            zh=(
+                "逐条看 print(format_findings(lint(fixed_tools()))) 给出的 fix：名称、描述、"
+                "additionalProperties、单位、注解。"
+            ),
+            en="Go through the fixes that print(format_findings(lint(fixed_tools()))) gives, one"
+            " by one: names, descriptions, additionalProperties, units, annotations.",
+        ),
         key=toolset_findings,
     ),
     Case(
         "名称带命名空间",
         (),
         True,
-        "名称要带命名空间：三个工具的名称以同一个前缀开头（例如 tickets_...），"
-        "模型和接入方一眼看出它们属于同一个服务。",
+        Text(
+            zh=(
+                "名称要带命名空间：三个工具的名称以同一个前缀开头（例如 tickets_...），"
+                "模型和接入方一眼看出它们属于同一个服务。"
+            ),
+            en="Names need a namespace: the three tools' names start with the same prefix (e.g."
+            " tickets_...), so that the model and integrators see at a glance that they belong"
+            " to one service.",
+        ),
         key=_namespaced,
     ),
     Case(
         "三个工具：两个只读，一个写入",
         (),
         {"tools": 3, "read_only": 2, "writes": 1},
-        "能力一一对应：恰好三个工具；读一张和列出是只读的，"
-        "关闭是写入（Annotations(read_only=False, ...)）。",
+        Text(
+            zh=(
+                "能力一一对应：恰好三个工具；读一张和列出是只读的，"
+                "关闭是写入（Annotations(read_only=False, ...)）。"
+            ),
+            en="One tool per capability: exactly three tools; reading one and listing are"
+            " read-only, closing writes (Annotations(read_only=False, ...)).",
+        ),
         key=_counts,
     ),
     Case(
         "getData 的能力：按 id 读一张工单",
         (),
         _all_met("get"),
-        "读一张工单的工具：只读，注解和描述都要说（描述里写 Read-only.）；唯一的必填参数"
-        "是整数的工单 id；描述的第一句就说出它读的是 ticket，前面没有否定。",
+        Text(
+            zh=(
+                "读一张工单的工具：只读，注解和描述都要说（描述里写 Read-only.）；唯一的必填参数"
+                "是整数的工单 id；描述的第一句就说出它读的是 ticket，前面没有否定。"
+            ),
+            en="The tool that reads one ticket: read-only, said by both the annotation and the"
+            " description (write Read-only. in the description); its only required argument is"
+            " the ticket's integer id; the description's opening sentence says it reads a"
+            " ticket, with no negation before it.",
+        ),
         key=capability_report("get"),
     ),
     Case(
         "runAction 的能力：关闭一张工单（写入，超时以秒计）",
         (),
         _all_met("close"),
-        "关闭工单的工具：写入，必填整数 id，描述的第一句就说出它关闭的是 ticket；原来的"
-        " timeout 是秒，保留它并把单位写进名字（timeout_seconds，不是 timeout_ms）。",
+        Text(
+            zh=(
+                "关闭工单的工具：写入，必填整数 id，描述的第一句就说出它关闭的是 ticket；原来的"
+                " timeout 是秒，保留它并把单位写进名字（timeout_seconds，不是 timeout_ms）。"
+            ),
+            en="The tool that closes a ticket: it writes, requires an integer id, and the"
+            " description's opening sentence says it closes a ticket; the original timeout is in"
+            " seconds: keep it and put the unit in its name (timeout_seconds, not timeout_ms).",
+        ),
         key=capability_report("close"),
     ),
     Case(
         "sync 的能力：分页列出工单",
         (),
         _all_met("list"),
-        "列出工单的工具：只读，注解和描述都要说（描述里写 Read-only.）；描述的第一句就说出"
-        "它列的是 tickets；第一页不带参数，用可选的字符串参数 cursor 取下一页。",
+        Text(
+            zh=(
+                "列出工单的工具：只读，注解和描述都要说（描述里写 Read-only.）；描述的第一句就说出"
+                "它列的是 tickets；第一页不带参数，用可选的字符串参数 cursor 取下一页。"
+            ),
+            en="The tool that lists tickets: read-only, said by both the annotation and the"
+            " description (write Read-only. in the description); the description's opening"
+            " sentence says it lists tickets; the first page takes no argument, and an optional"
+            " string argument cursor fetches the next page.",
+        ),
         key=capability_report("list"),
     ),
 )
@@ -330,85 +410,163 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
 #: A rule that holds for each tool has one row per tool: an answer that breaks it for one
 #: tool only fails that tool's case.
 FIXED_TOOLS_RULES: tuple[Rule, ...] = (
-    Rule("命名空间", "带命名空间的名称（例如 tickets_...）。", "名称带命名空间", "每个工具的名称"),
+    Rule(
+        "命名空间",
+        Text(
+            zh="带命名空间的名称（例如 tickets_...）。", en="Namespaced names (e.g. tickets_...)."
+        ),
+        "名称带命名空间",
+        Text(zh="每个工具的名称", en="every tool's name"),
+    ),
     Rule(
         "描述写全",
-        "描述写明目标、范围、分页、副作用。",
+        Text(
+            zh="描述写明目标、范围、分页、副作用。",
+            en="Descriptions state the target, the scope, paging and side effects.",
+        ),
         "linter 没有发现",
-        "每个工具的 linter 发现",
+        Text(zh="每个工具的 linter 发现", en="every tool's linter findings"),
     ),
     Rule(
         "副作用写进描述（关闭工单）",
-        "写入的工具在描述里说清它写了什么。",
+        Text(
+            zh="写入的工具在描述里说清它写了什么。",
+            en="A tool that writes says in its description what it writes.",
+        ),
         "linter 没有发现",
-        "每个工具的 linter 发现",
+        Text(zh="每个工具的 linter 发现", en="every tool's linter findings"),
     ),
     Rule(
         "只读写进描述（读一张工单）",
-        "只读的两个工具在描述里写明只读（例如 Read-only.）。",
+        Text(
+            zh="只读的两个工具在描述里写明只读（例如 Read-only.）。",
+            en="The two read-only tools say in their descriptions that they are read-only (e.g."
+            " Read-only.).",
+        ),
         "getData 的能力：按 id 读一张工单",
-        "三个工具逐个查：描述写了只读，当且仅当注解是只读",
+        Text(
+            zh="三个工具逐个查：描述写了只读，当且仅当注解是只读",
+            en="each of the three tools: the description says read-only if and only if the"
+            " annotation is read-only",
+        ),
     ),
     Rule(
         "只读写进描述（列出工单）",
-        "只读的两个工具在描述里写明只读（例如 Read-only.）。",
+        Text(
+            zh="只读的两个工具在描述里写明只读（例如 Read-only.）。",
+            en="The two read-only tools say in their descriptions that they are read-only (e.g."
+            " Read-only.).",
+        ),
         "sync 的能力：分页列出工单",
-        "三个工具逐个查：描述写了只读，当且仅当注解是只读",
+        Text(
+            zh="三个工具逐个查：描述写了只读，当且仅当注解是只读",
+            en="each of the three tools: the description says read-only if and only if the"
+            " annotation is read-only",
+        ),
     ),
     Rule(
         "不收未声明的参数",
-        "additionalProperties: false。",
+        Text(zh="additionalProperties: false。", en="additionalProperties: false."),
         "linter 没有发现",
-        "调用里多出一个未声明的参数",
+        Text(zh="调用里多出一个未声明的参数", en="a call with one extra, undeclared argument"),
     ),
-    Rule("数字带单位", "带单位的数字。", "linter 没有发现", "超时参数的名字和取值"),
+    Rule(
+        "数字带单位",
+        Text(zh="带单位的数字。", en="Numbers with units."),
+        "linter 没有发现",
+        Text(zh="超时参数的名字和取值", en="the timeout argument's name and values"),
+    ),
     Rule(
         "注解正确",
-        "正确的工具注解（两个只读，一个写入）。",
+        Text(
+            zh="正确的工具注解（两个只读，一个写入）。",
+            en="Correct tool annotations (two read-only, one that writes).",
+        ),
         "三个工具：两个只读，一个写入",
-        "每个工具的 read_only",
+        Text(zh="每个工具的 read_only", en="every tool's read_only"),
     ),
     Rule(
         "读一张工单",
-        "只读；唯一的必填参数是整数的工单 id。",
+        Text(
+            zh="只读；唯一的必填参数是整数的工单 id。",
+            en="Read-only; the only required argument is the ticket's integer id.",
+        ),
         "getData 的能力：按 id 读一张工单",
-        "id 缺失，或是字符串、小数、bool、null",
+        Text(
+            zh="id 缺失，或是字符串、小数、bool、null",
+            en="id missing, or a string, a decimal, a bool, null",
+        ),
     ),
     Rule(
         "关闭一张工单",
-        "写入；唯一的必填参数是整数的工单 id。",
+        Text(
+            zh="写入；唯一的必填参数是整数的工单 id。",
+            en="Writes; the only required argument is the ticket's integer id.",
+        ),
         "runAction 的能力：关闭一张工单（写入，超时以秒计）",
-        "id 缺失，或是字符串、小数、bool、null",
+        Text(
+            zh="id 缺失，或是字符串、小数、bool、null",
+            en="id missing, or a string, a decimal, a bool, null",
+        ),
     ),
     Rule(
         "超时以秒计",
-        "保留超时参数，单位是秒，写进名字（例如 timeout_seconds）。",
+        Text(
+            zh="保留超时参数，单位是秒，写进名字（例如 timeout_seconds）。",
+            en="Keep the timeout argument; its unit is seconds, written into its name (e.g."
+            " timeout_seconds).",
+        ),
         "runAction 的能力：关闭一张工单（写入，超时以秒计）",
-        "带或不带超时、超时的类型",
+        Text(zh="带或不带超时、超时的类型", en="with or without a timeout, and the timeout's type"),
     ),
     Rule(
         "列出工单",
-        "只读；没有必填参数，用可选的字符串参数 cursor 取下一页。",
+        Text(
+            zh="只读；没有必填参数，用可选的字符串参数 cursor 取下一页。",
+            en="Read-only; no required argument, and an optional string argument cursor fetches"
+            " the next page.",
+        ),
         "sync 的能力：分页列出工单",
-        "带或不带 cursor、cursor 的类型",
+        Text(zh="带或不带 cursor、cursor 的类型", en="with or without cursor, and cursor's type"),
     ),
     Rule(
         "第一句说的是工单（读一张工单）",
-        "每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
+        Text(
+            zh="每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
+            en="Each description's opening sentence names tickets: the whole word ticket or"
+            " tickets, with no negation before it.",
+        ),
         "getData 的能力：按 id 读一张工单",
-        "三个工具逐个查第一句，不论它们的顺序",
+        Text(
+            zh="三个工具逐个查第一句，不论它们的顺序",
+            en="the opening sentence of each of the three tools, whatever their order",
+        ),
     ),
     Rule(
         "第一句说的是工单（关闭工单）",
-        "每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
+        Text(
+            zh="每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
+            en="Each description's opening sentence names tickets: the whole word ticket or"
+            " tickets, with no negation before it.",
+        ),
         "runAction 的能力：关闭一张工单（写入，超时以秒计）",
-        "三个工具逐个查第一句，不论它们的顺序",
+        Text(
+            zh="三个工具逐个查第一句，不论它们的顺序",
+            en="the opening sentence of each of the three tools, whatever their order",
+        ),
     ),
     Rule(
         "第一句说的是工单（列出工单）",
-        "每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
+        Text(
+            zh="每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
+            en="Each description's opening sentence names tickets: the whole word ticket or"
+            " tickets, with no negation before it.",
+        ),
         "sync 的能力：分页列出工单",
-        "三个工具逐个查第一句，不论它们的顺序",
+        Text(
+            zh="三个工具逐个查第一句，不论它们的顺序",
+            en="the opening sentence of each of the three tools, whatever their order",
+        ),
     ),
 )
 
@@ -418,7 +576,7 @@ def _declaration(fixed_tools: Callable[[], Any], capability: str) -> dict[str, A
     tools = [spec for spec in fixed_tools() if isinstance(spec, ToolSpec)]
     spec = _best(tools, capability)
     if spec is None:
-        return {"tool": "没有这个能力的工具"}
+        return {"tool": tr("没有这个能力的工具", "no tool with this capability")}
     return {
         "namespaced": _namespaced(tools),
         "findings": sorted({f.rule for f in lint(tools) if f.tool == spec.name}),
@@ -432,7 +590,7 @@ def _accepts(fixed_tools: Callable[[], Any], capability: str, args: dict[str, An
     tools = [spec for spec in fixed_tools() if isinstance(spec, ToolSpec)]
     spec = _best(tools, capability)
     if spec is None:
-        return "没有这个能力的工具"
+        return tr("没有这个能力的工具", "no tool with this capability")
     names = {
         "ticket_id": _id_name(spec),
         "timeout_seconds": _timeout_name(spec),
@@ -442,20 +600,27 @@ def _accepts(fixed_tools: Callable[[], Any], capability: str, args: dict[str, An
     for name, value in args.items():
         mapped = names.get(name, name)
         if mapped is None:
-            return f"没有对应 {name} 的参数"
+            return tr(f"没有对应 {name} 的参数", f"no argument for {name}")
         renamed[mapped] = value
     return Draft202012Validator(spec.input_schema).is_valid(renamed)
+
+
+_OPENS_WITH_TICKETS = Text(zh="第一句说的是工单", en="the opening sentence is about tickets")
+_READ_ONLY_IFF = Text(
+    zh="写明只读，当且仅当注解是只读",
+    en="says read-only if and only if the annotation is read-only",
+)
 
 
 def _description_facts(fixed_tools: Callable[[], Any], index: int) -> Any:
     """What the description of the learner's tool ``index`` says: tickets? read-only?"""
     tools = [spec for spec in fixed_tools() if isinstance(spec, ToolSpec)]
     if index >= len(tools):
-        return f"没有第 {index + 1} 个工具"
+        return tr(f"没有第 {index + 1} 个工具", f"there is no tool number {index + 1}")
     spec = tools[index]
     return {
-        "第一句说的是工单": about_tickets(spec),
-        "写明只读，当且仅当注解是只读": says_read_only(spec) == bool(spec.annotations.read_only),
+        _OPENS_WITH_TICKETS: about_tickets(spec),
+        _READ_ONLY_IFF: says_read_only(spec) == bool(spec.annotations.read_only),
     }
 
 
@@ -495,10 +660,20 @@ def fixed_tools_hidden_cases(seed: int = 0, count: int = 90) -> tuple[Case, ...]
                 f"生成的调用 {index + 1}（{capability}）",
                 (capability, args),
                 _reference_accepts(capability, args),
-                "和参考实现的 schema 判断不同：参数的类型、必填与否、additionalProperties。",
+                Text(
+                    zh="和参考实现的 schema 判断不同：参数的类型、必填与否、additionalProperties。",
+                    en="The schema decides differently from the reference implementation's: the"
+                    " arguments' types, whether they are required, additionalProperties.",
+                ),
                 via=_accepts,
-                shown_call=f"{{function}}() 里 {capability} 能力的工具收到 {args!r}"
-                "（名字按你的参数改写）",
+                shown_call=Text(
+                    zh=(
+                        f"{{function}}() 里 {capability} 能力的工具收到 {args!r}"
+                        "（名字按你的参数改写）"
+                    ),
+                    en=f"the tool for the {capability} capability in {{function}}() receives"
+                    f" {args!r} (the names rewritten to your arguments)",
+                ),
             )
         )
     for capability in ("get", "close", "list"):
@@ -507,9 +682,17 @@ def fixed_tools_hidden_cases(seed: int = 0, count: int = 90) -> tuple[Case, ...]
                 f"声明检查（{capability}）",
                 (capability,),
                 _declaration(lambda: list(TICKET_TOOLSET), capability),
-                "和参考实现的声明不同：名称、linter 发现、注解、能力要求。",
+                Text(
+                    zh="和参考实现的声明不同：名称、linter 发现、注解、能力要求。",
+                    en="The declaration differs from the reference implementation's: names,"
+                    " linter findings, annotations, capability requirements.",
+                ),
                 via=_declaration,
-                shown_call=f"{{function}}() 里 {capability} 能力的工具的声明",
+                shown_call=Text(
+                    zh=f"{{function}}() 里 {capability} 能力的工具的声明",
+                    en=f"the declaration of the tool for the {capability} capability in"
+                    f" {{function}}()",
+                ),
             )
         )
     for index in range(len(TICKET_TOOLSET)):
@@ -518,10 +701,20 @@ def fixed_tools_hidden_cases(seed: int = 0, count: int = 90) -> tuple[Case, ...]
                 f"描述检查（第 {index + 1} 个工具）",
                 (index,),
                 _description_facts(lambda: list(TICKET_TOOLSET), index),
-                "描述的第一句要说出 ticket 或 tickets（整词，前面没有否定）；只读的工具在描述里"
-                "写明只读，写入的工具不能这么写。",
+                Text(
+                    zh=(
+                        "描述的第一句要说出 ticket 或 tickets（整词，前面没有否定）；"
+                        "只读的工具在描述里写明只读，写入的工具不能这么写。"
+                    ),
+                    en="The description's opening sentence must name ticket or tickets (the whole"
+                    " word, with no negation before it); a read-only tool says read-only in its"
+                    " description, and a tool that writes must not say so.",
+                ),
                 via=_description_facts,
-                shown_call=f"{{function}}() 的第 {index + 1} 个工具的描述",
+                shown_call=Text(
+                    zh=f"{{function}}() 的第 {index + 1} 个工具的描述",
+                    en=f"the description of tool number {index + 1} of {{function}}()",
+                ),
             )
         )
     return tuple(cases)

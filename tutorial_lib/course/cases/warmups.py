@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule
 
@@ -46,37 +47,104 @@ LINE_AT_CASES: tuple[Case, ...] = (
         "第 1 行是第一行",
         (_LINES, 1),
         {"number": 1, "text": "alpha"},
-        "行号从 1 开始：第 1 行是 lines[0]。",
+        Text(
+            zh="行号从 1 开始：第 1 行是 lines[0]。",
+            en="Line numbers start at 1: line 1 is lines[0].",
+        ),
     ),
     Case(
         "第 3 行（最后一行）",
         (_LINES, 3),
         {"number": 3, "text": "gamma"},
-        "第 n 行是 lines[n - 1]；返回里带上真实行号。",
+        Text(
+            zh="第 n 行是 lines[n - 1]；返回里带上真实行号。",
+            en="Line n is lines[n - 1]; include the real line number in what you return.",
+        ),
     ),
-    Case("第 0 行不存在", (_LINES, 0), None, "0 不是 1 起算的行号；Python 下标 0 不等于第 0 行。"),
-    Case("负数行号", (_LINES, -1), None, "lines[-1] 是最后一行：负数必须先拒绝，不能交给下标。"),
-    Case("读过末尾", (_LINES, 4), None, "行号大于总行数时没有这一行，返回 None 而不是抛出异常。"),
+    Case(
+        "第 0 行不存在",
+        (_LINES, 0),
+        None,
+        Text(
+            zh="0 不是 1 起算的行号；Python 下标 0 不等于第 0 行。",
+            en="0 is not a line number when counting from 1; Python's index 0 is not line 0.",
+        ),
+    ),
+    Case(
+        "负数行号",
+        (_LINES, -1),
+        None,
+        Text(
+            zh="lines[-1] 是最后一行：负数必须先拒绝，不能交给下标。",
+            en="lines[-1] is the last line: refuse negative numbers first; do not pass them to"
+            " the index.",
+        ),
+    ),
+    Case(
+        "读过末尾",
+        (_LINES, 4),
+        None,
+        Text(
+            zh="行号大于总行数时没有这一行，返回 None 而不是抛出异常。",
+            en="A line number greater than the number of lines has no line: return None instead"
+            " of raising an exception.",
+        ),
+    ),
     Case(
         "True 不是行号",
         (_LINES, True),
         None,
-        "bool 是 int 的子类：isinstance(True, int) 为 True，用 type(number) is int。",
+        Text(
+            zh="bool 是 int 的子类：isinstance(True, int) 为 True，用 type(number) is int。",
+            en="bool is a subclass of int: isinstance(True, int) is True, so use type(number) is"
+            " int.",
+        ),
     ),
-    Case("字符串 '2' 不是行号", (_LINES, "2"), None, "不要悄悄把字符串转换成整数：拒绝它。"),
-    Case("浮点数 2.0 不是行号", (_LINES, 2.0), None, "2.0 不是整数类型，即使它等于 2。"),
-    Case("空文件没有第 1 行", ([], 1), None, "先确认行号不超过 len(lines)。"),
+    Case(
+        "字符串 '2' 不是行号",
+        (_LINES, "2"),
+        None,
+        Text(
+            zh="不要悄悄把字符串转换成整数：拒绝它。",
+            en="Do not quietly convert a string to an integer: refuse it.",
+        ),
+    ),
+    Case(
+        "浮点数 2.0 不是行号",
+        (_LINES, 2.0),
+        None,
+        Text(
+            zh="2.0 不是整数类型，即使它等于 2。",
+            en="2.0 is not of an integer type, even though it equals 2.",
+        ),
+    ),
+    Case(
+        "空文件没有第 1 行",
+        ([], 1),
+        None,
+        Text(
+            zh="先确认行号不超过 len(lines)。",
+            en="First make sure the line number is not greater than len(lines).",
+        ),
+    ),
     Case(
         "空行也是一行",
         (["alpha", "", "gamma"], 2),
         {"number": 2, "text": ""},
-        "行号有效就返回那一行，哪怕它是空字符串：判断行号，不要用 `if not text` 判断内容。",
+        Text(
+            zh="行号有效就返回那一行，哪怕它是空字符串：判断行号，不要用 `if not text` 判断内容。",
+            en="A valid line number returns that line, even when it is an empty string: test the"
+            " line number; do not test the content with `if not text`.",
+        ),
     ),
     Case(
         "这一行原样返回",
         (["  indented line ", "x"], 1),
         {"number": 1, "text": "  indented line "},
-        "返回的是“那一行”本身：不要 strip() 或改写它的内容。",
+        Text(
+            zh="返回的是“那一行”本身：不要 strip() 或改写它的内容。",
+            en="What you return is the line itself: do not strip() it or rewrite its content.",
+        ),
     ),
 )
 
@@ -84,31 +152,79 @@ LINE_AT_CASES: tuple[Case, ...] = (
 #: Every rule exercise 1 states, with the visible case that catches an answer breaking it.
 LINE_AT_RULES: tuple[Rule, ...] = (
     Rule(
-        "1 起算", "number 是从 1 开始的行号。", "第 1 行是第一行", "0 到 6 行的文件，-3 到 8 的行号"
+        "1 起算",
+        Text(zh="number 是从 1 开始的行号。", en="number is a line number counted from 1."),
+        "第 1 行是第一行",
+        Text(
+            zh="0 到 6 行的文件，-3 到 8 的行号",
+            en="files of 0 to 6 lines, line numbers from -3 to 8",
+        ),
     ),
     Rule(
         "带上真实行号",
-        '行号有效时返回 {"number": number, "text": 那一行}。',
+        Text(
+            zh='行号有效时返回 {"number": number, "text": 那一行}。',
+            en='For a valid line number, return {"number": number, "text": that line}.',
+        ),
         "第 3 行（最后一行）",
-        "每个有效的行号",
+        Text(zh="每个有效的行号", en="every valid line number"),
     ),
-    Rule("原样返回", "那一行原样返回。", "这一行原样返回", "行的前后带空格"),
-    Rule("空行也是一行", "空行也是一行。", "空行也是一行", "文件里的空行"),
-    Rule("0 不是行号", "0 返回 None。", "第 0 行不存在", "行号 0，文件有长有短"),
-    Rule("负数不是行号", "负数返回 None。", "负数行号", "-3 到 -1"),
-    Rule("超过总行数", "超过总行数返回 None。", "读过末尾", "超过末尾的行号，包括空文件"),
-    Rule("拒绝 True", "不是 int 的值返回 None，例如 True。", "True 不是行号", "True 和 False"),
+    Rule(
+        "原样返回",
+        Text(zh="那一行原样返回。", en="That line is returned as it is."),
+        "这一行原样返回",
+        Text(zh="行的前后带空格", en="lines with spaces at the start and end"),
+    ),
+    Rule(
+        "空行也是一行",
+        Text(zh="空行也是一行。", en="An empty line is a line too."),
+        "空行也是一行",
+        Text(zh="文件里的空行", en="empty lines in the file"),
+    ),
+    Rule(
+        "0 不是行号",
+        Text(zh="0 返回 None。", en="0 returns None."),
+        "第 0 行不存在",
+        Text(zh="行号 0，文件有长有短", en="line number 0, in longer and shorter files"),
+    ),
+    Rule(
+        "负数不是行号",
+        Text(zh="负数返回 None。", en="A negative number returns None."),
+        "负数行号",
+        Text(zh="-3 到 -1", en="-3 to -1"),
+    ),
+    Rule(
+        "超过总行数",
+        Text(zh="超过总行数返回 None。", en="A number beyond the number of lines returns None."),
+        "读过末尾",
+        Text(zh="超过末尾的行号，包括空文件", en="line numbers past the end, empty files included"),
+    ),
+    Rule(
+        "拒绝 True",
+        Text(
+            zh="不是 int 的值返回 None，例如 True。",
+            en="A value that is not an int returns None, True for example.",
+        ),
+        "True 不是行号",
+        Text(zh="True 和 False", en="True and False"),
+    ),
     Rule(
         "拒绝字符串",
-        '不是 int 的值返回 None，例如 "2"。',
+        Text(
+            zh='不是 int 的值返回 None，例如 "2"。',
+            en='A value that is not an int returns None, "2" for example.',
+        ),
         "字符串 '2' 不是行号",
-        '"1" 和 "2"',
+        Text(zh='"1" 和 "2"', en='"1" and "2"'),
     ),
     Rule(
         "拒绝浮点数",
-        "不是 int 的值返回 None，例如 2.0。",
+        Text(
+            zh="不是 int 的值返回 None，例如 2.0。",
+            en="A value that is not an int returns None, 2.0 for example.",
+        ),
         "浮点数 2.0 不是行号",
-        "1.0、2.0 和 1.5",
+        Text(zh="1.0、2.0 和 1.5", en="1.0, 2.0 and 1.5"),
     ),
 )
 
@@ -136,7 +252,11 @@ def line_at_hidden_cases(seed: int = 0, count: int = 200) -> tuple[Case, ...]:
                 f"生成的输入 {index + 1}",
                 (lines, number),
                 reference_line_at(lines, number),
-                "和参考实现不一致：对照练习说明里的每条规则检查这个输入。",
+                Text(
+                    zh="和参考实现不一致：对照练习说明里的每条规则检查这个输入。",
+                    en="Differs from the reference implementation: check this input against each"
+                    " rule in the exercise's instructions.",
+                ),
             )
         )
     return tuple(cases)
@@ -194,67 +314,106 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         "只有一页",
         (FakePages.of([1, 2]),),
         _complete([1, 2], 1),
-        "第一页的 next_cursor 是 None：读完了。",
+        Text(
+            zh="第一页的 next_cursor 是 None：读完了。",
+            en="The first page's next_cursor is None: the read is done.",
+        ),
     ),
     Case(
         "三页按顺序拼起来",
         (FakePages.of([1, 2], [3, 4], [5]),),
         _complete([1, 2, 3, 4, 5], 3),
-        "把每页的 next_cursor 原样传回 fetch_page，直到它是 None。",
+        Text(
+            zh="把每页的 next_cursor 原样传回 fetch_page，直到它是 None。",
+            en="Pass each page's next_cursor back to fetch_page unchanged until it is None.",
+        ),
     ),
     Case(
         "中间一页是空的",
         (FakePages.of([1], [], [2]),),
         _complete([1, 2], 3),
-        "空页只要还带着 next_cursor 就不是结尾：继续读。",
+        Text(
+            zh="空页只要还带着 next_cursor 就不是结尾：继续读。",
+            en="An empty page that still carries a next_cursor is not the end: keep reading.",
+        ),
     ),
     Case(
         "第一页就是空的",
         (FakePages.of([], [7]),),
         _complete([7], 2),
-        "不能因为第一页为空就下结论“没有评论”。",
+        Text(
+            zh="不能因为第一页为空就下结论“没有评论”。",
+            en='An empty first page does not let you conclude "there are no comments".',
+        ),
     ),
     Case(
         "真的没有任何条目",
         (FakePages.of([]),),
         _complete([], 1),
-        "空结果也是成功的结果：items 为空，coverage 仍是 complete。",
+        Text(
+            zh="空结果也是成功的结果：items 为空，coverage 仍是 complete。",
+            en="An empty result is a successful result too: items is empty and coverage is still"
+            " complete.",
+        ),
     ),
     Case(
         "服务返回了读过的游标",
         (FakePages.of([1], [2], loop_to=2),),
         {"items": [1, 2], "pages_read": 2, "coverage": "partial"},
-        "记住见过的游标；游标重复时停下，并如实报告 coverage 为 partial。",
+        Text(
+            zh="记住见过的游标；游标重复时停下，并如实报告 coverage 为 partial。",
+            en="Remember the cursors you have seen; when a cursor repeats, stop and honestly"
+            " report coverage as partial.",
+        ),
     ),
     Case(
         "绕一个更大的圈",
         (FakePages.of([1], [2], [3], loop_to=2),),
         {"items": [1, 2, 3], "pages_read": 3, "coverage": "partial"},
-        "只和上一个游标比较不够：服务可能绕回更早的页。记住所有见过的游标（例如一个 set）。",
+        Text(
+            zh="只和上一个游标比较不够：服务可能绕回更早的页。记住所有见过的游标（例如一个 set）。",
+            en="Comparing with the previous cursor only is not enough: the service may loop back"
+            " to an earlier page. Remember every cursor you have seen (in a set, for example).",
+        ),
     ),
     Case(
         "绕回一个空页",
         (FakePages.of([1], [], loop_to=2),),
         {"items": [1], "pages_read": 2, "coverage": "partial"},
-        "两条规则同时出现：空页不是结尾（继续读），游标重复时停下并报告 partial。",
+        Text(
+            zh="两条规则同时出现：空页不是结尾（继续读），游标重复时停下并报告 partial。",
+            en="Two rules at once: an empty page is not the end (keep reading), and when a cursor"
+            " repeats you stop and report partial.",
+        ),
     ),
     Case(
         "游标要原样传回",
         (FakePages.of([1], [2], [3], prefix="k7Q-"),),
         _complete([1, 2, 3], 3),
-        "游标是不透明的：不要自己拼出下一页的游标，把收到的 next_cursor 原样传回。",
+        Text(
+            zh="游标是不透明的：不要自己拼出下一页的游标，把收到的 next_cursor 原样传回。",
+            en="A cursor is opaque: do not build the next page's cursor yourself; pass back the"
+            " next_cursor you received, unchanged.",
+        ),
     ),
     Case(
         "条目按服务给的顺序",
         (FakePages.of([5, 3], [9], [1]),),
         _complete([5, 3, 9, 1], 3),
-        "items 要按顺序：服务给出条目的先后，就是结果里的先后。",
+        Text(
+            zh="items 要按顺序：服务给出条目的先后，就是结果里的先后。",
+            en="items must keep the order: the order in which the service gives the items is"
+            " their order in the result.",
+        ),
     ),
     Case(
         "重复的条目也是条目",
         (FakePages.of([4], [4, 2]),),
         _complete([4, 4, 2], 2),
-        "items 是所有条目：值相同的两个条目仍是两个条目。",
+        Text(
+            zh="items 是所有条目：值相同的两个条目仍是两个条目。",
+            en="items holds every item: two items with the same value are still two items.",
+        ),
     ),
 )
 
@@ -262,37 +421,79 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
 READ_ALL_PAGES_RULES: tuple[Rule, ...] = (
     Rule(
         "游标原样传回",
-        "把每页的 next_cursor 原样传回去（游标是不透明的，不要自己拼）。",
+        Text(
+            zh="把每页的 next_cursor 原样传回去（游标是不透明的，不要自己拼）。",
+            en="Pass each page's next_cursor back unchanged (a cursor is opaque: do not build one"
+            " yourself).",
+        ),
         "游标要原样传回",
-        "游标的写法（p、c、next:、Zx9_ 开头）",
+        Text(
+            zh="游标的写法（p、c、next:、Zx9_ 开头）",
+            en="how cursors are written (starting with p, c, next: or Zx9_)",
+        ),
     ),
-    Rule("直到 None", "一直读到 next_cursor 是 None。", "三页按顺序拼起来", "1 到 6 页"),
+    Rule(
+        "直到 None",
+        Text(zh="一直读到 next_cursor 是 None。", en="Keep reading until next_cursor is None."),
+        "三页按顺序拼起来",
+        Text(zh="1 到 6 页", en="1 to 6 pages"),
+    ),
     Rule(
         "空页不是结尾",
-        "空页只要还带着游标，就不是结尾。",
+        Text(
+            zh="空页只要还带着游标，就不是结尾。",
+            en="An empty page that still carries a cursor is not the end.",
+        ),
         "中间一页是空的",
-        "空页出现的位置，包括第一页",
+        Text(
+            zh="空页出现的位置，包括第一页", en="where empty pages appear, the first page included"
+        ),
     ),
-    Rule("按顺序", "items 是所有条目，按顺序。", "条目按服务给的顺序", "随机的条目值"),
-    Rule("所有条目", "items 是所有条目。", "重复的条目也是条目", "随机的条目值，常有重复"),
-    Rule("读了几页", "pages_read 是读了几页。", "第一页就是空的", "页数和空页"),
+    Rule(
+        "按顺序",
+        Text(zh="items 是所有条目，按顺序。", en="items holds every item, in order."),
+        "条目按服务给的顺序",
+        Text(zh="随机的条目值", en="random item values"),
+    ),
+    Rule(
+        "所有条目",
+        Text(zh="items 是所有条目。", en="items holds every item."),
+        "重复的条目也是条目",
+        Text(zh="随机的条目值，常有重复", en="random item values, often repeated"),
+    ),
+    Rule(
+        "读了几页",
+        Text(zh="pages_read 是读了几页。", en="pages_read is how many pages were read."),
+        "第一页就是空的",
+        Text(zh="页数和空页", en="numbers of pages and empty pages"),
+    ),
     Rule(
         "空结果也读完了",
-        '读完了就是 "complete"，没有条目也一样。',
+        Text(
+            zh='读完了就是 "complete"，没有条目也一样。',
+            en='A finished read is "complete", even with no items.',
+        ),
         "真的没有任何条目",
-        "全是空页的服务",
+        Text(zh="全是空页的服务", en="services with only empty pages"),
     ),
     Rule(
         "重复游标如实报告",
-        '游标已经用过时停下，返回已读到的条目，coverage 如实写成 "partial"。',
+        Text(
+            zh='游标已经用过时停下，返回已读到的条目，coverage 如实写成 "partial"。',
+            en="When a cursor has already been used, stop and return the items read so far, with"
+            ' coverage honestly set to "partial".',
+        ),
         "服务返回了读过的游标",
-        "服务绕回的页",
+        Text(zh="服务绕回的页", en="pages the service loops back to"),
     ),
     Rule(
         "任何用过的游标",
-        "“已经用过的游标”包括更早用过的任何一个。",
+        Text(
+            zh="“已经用过的游标”包括更早用过的任何一个。",
+            en='"A cursor already used" includes any one used earlier.',
+        ),
         "绕一个更大的圈",
-        "绕回更早的任意一页",
+        Text(zh="绕回更早的任意一页", en="looping back to any earlier page"),
     ),
 )
 
@@ -329,7 +530,11 @@ def read_all_pages_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, 
                 f"生成的服务 {index + 1}",
                 (service,),
                 reference_read_all_pages(service),
-                "和参考实现不一致：对照练习说明里的每条规则检查这个服务。",
+                Text(
+                    zh="和参考实现不一致：对照练习说明里的每条规则检查这个服务。",
+                    en="Differs from the reference implementation: check this service against"
+                    " each rule in the exercise's instructions.",
+                ),
             )
         )
     return tuple(cases)

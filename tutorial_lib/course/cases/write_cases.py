@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from itertools import product
 from typing import Any, Literal
 
+from tutorial_lib.core.language import Text
 from tutorial_lib.core.retry import decide_after_failure
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule
@@ -103,7 +104,7 @@ def library_decision(
     return "already_posted" if found else "not_posted"
 
 
-def _case(label: str, args: tuple[Any, ...], expected: str, hint: str) -> Case:
+def _case(label: str, args: tuple[Any, ...], expected: str, hint: str | Text) -> Case:
     # the sixth argument, earlier_unknown, is False unless a case says otherwise
     return Case(label, args if len(args) == 6 else (*args, False), expected, hint)
 
@@ -114,177 +115,285 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         "空正文（422）",
         (INVALID, False, None, True, True),
         "fix_input",
-        "参数无效：改参数再调用，重发同样的内容没有用。",
+        Text(
+            zh="参数无效：改参数再调用，重发同样的内容没有用。",
+            en="Invalid argument: fix the arguments and call again; resending the "
+            "same content does not help.",
+        ),
     ),
     _case(
         "token 不对（401）",
         (DENIED, False, None, True, True),
         "check_authorization",
-        "没有权限：换参数也没用，请用户授权。",
+        Text(
+            zh="没有权限：换参数也没用，请用户授权。",
+            en="No permission: changing the arguments does not help either; ask the "
+            "user for authorization.",
+        ),
     ),
     _case(
         "重试也没用的失败",
         (TOO_LARGE, False, None, True, True),
         "not_posted",
-        "retry 为 never：如实报告没发，不要重试。",
+        Text(
+            zh="retry 为 never：如实报告没发，不要重试。",
+            en="retry is never: report truthfully that nothing was posted, and do not retry.",
+        ),
     ),
     _case(
         "连接被拒绝，还有次数",
         (REFUSED, False, None, True, True),
         "retry_with_backoff",
-        "连接被拒绝证明没执行，之前也没有结果未知的尝试：退避后可以重发。",
+        Text(
+            zh="连接被拒绝证明没执行，之前也没有结果未知的尝试：退避后可以重发。",
+            en="A refused connection proves the write did not run, and no earlier "
+            "attempt had an unknown outcome: you may resend after a backoff.",
+        ),
     ),
     _case(
         "429，次数用完",
         (REFUSED, False, None, True, False),
         "not_posted",
-        "确定没执行、也不能再试：报告没发。",
+        Text(
+            zh="确定没执行、也不能再试：报告没发。",
+            en="Certainly not executed, and no attempts left: report that nothing was posted.",
+        ),
     ),
     _case(
         "超时，可以读回",
         (TIMEOUT, False, None, True, True),
         "verify_state",
-        "结果未知：先读回核对，不要直接重发。",
+        Text(
+            zh="结果未知：先读回核对，不要直接重发。",
+            en="Unknown outcome: read back and check first; do not simply resend.",
+        ),
     ),
     _case(
         "超时，读回找到了",
         (TIMEOUT, False, "found", True, True),
         "already_posted",
-        "找到了就是已经发出：绝不再发。",
+        Text(
+            zh="找到了就是已经发出：绝不再发。",
+            en="Found means already posted: never send it again.",
+        ),
     ),
     _case(
         "超时，读回没找到",
         (TIMEOUT, False, "absent", True, True),
         "unknown",
-        "没找到不等于没发：丢失的请求可能还在路上。停下报告未知，不要重发。",
+        Text(
+            zh="没找到不等于没发：丢失的请求可能还在路上。停下报告未知，不要重发。",
+            en="Not found does not mean not posted: the lost request may still be on "
+            "its way. Stop and report unknown; do not resend.",
+        ),
     ),
     _case(
         "超时，读回没找到，有同一个键",
         (TIMEOUT, True, "absent", True, True),
         "retry_with_backoff",
-        "服务器已经证明它认幂等键：同一个键重发只会被重放或被 409 拒绝，不会多出一条。",
+        Text(
+            zh="服务器已经证明它认幂等键：同一个键重发只会被重放或被 409 拒绝，不会多出一条。",
+            en="The server has shown that it honours idempotency keys: a resend with "
+            "the same key is only replayed or refused with a 409; it cannot add "
+            "another comment.",
+        ),
     ),
     _case(
         "超时，有同一个键，不能读回",
         (TIMEOUT, True, None, False, True),
         "retry_with_backoff",
-        "不能读回，但服务器认这个键：同一个键重发是安全的。",
+        Text(
+            zh="不能读回，但服务器认这个键：同一个键重发是安全的。",
+            en="You cannot read back, but the server honours this key: resending with "
+            "the same key is safe.",
+        ),
     ),
     _case(
         "超时，有键但次数用完",
         (TIMEOUT, True, None, False, False),
         "unknown",
-        "没查清又不能再试：报告未知，不能说没发。",
+        Text(
+            zh="没查清又不能再试：报告未知，不能说没发。",
+            en="Not settled, and no attempts left: report unknown; you cannot say it "
+            "was not posted.",
+        ),
     ),
     _case(
         "超时，不能读回也没有键",
         (TIMEOUT, False, None, False, True),
         "unknown",
-        "没有证实过的键，也没法读回：写没写成谁也说不清，报告未知，不再重发。",
+        Text(
+            zh="没有证实过的键，也没法读回：写没写成谁也说不清，报告未知，不再重发。",
+            en="No key the server has shown it honours, and no way to read back: "
+            "nobody can tell whether the write happened. Report unknown and do not "
+            "resend.",
+        ),
     ),
     _case(
         "先超时，后被拒绝，可以读回",
         (REFUSED, False, None, True, True, True),
         "verify_state",
-        "这次确实没执行，但之前那次结果未知：先读回核对它。",
+        Text(
+            zh="这次确实没执行，但之前那次结果未知：先读回核对它。",
+            en="This attempt certainly did not run, but the earlier one has an "
+            "unknown outcome: read back and check that one first.",
+        ),
     ),
     # -- pairs of rules: which one wins
     _case(
         "先超时，现在参数无效",
         (INVALID, False, None, True, True, True),
         "fix_input",
-        "参数无效排在最前：改参数（仍用同一个键）。",
+        Text(
+            zh="参数无效排在最前：改参数（仍用同一个键）。",
+            en="An invalid argument comes first: fix the arguments (still with the same key).",
+        ),
     ),
     _case(
         "有键，但 token 不对",
         (DENIED, True, None, True, True),
         "check_authorization",
-        "没有权限排在幂等键之前：键帮不了没有权限的请求。",
+        Text(
+            zh="没有权限排在幂等键之前：键帮不了没有权限的请求。",
+            en="No permission comes before the idempotency key: a key cannot help a "
+            "request without permission.",
+        ),
     ),
     _case(
         "先超时，现在 token 不对",
         (DENIED, False, None, True, True, True),
         "check_authorization",
-        "没有权限排在“结果未知”之前（规则 1 先于规则 2）：先去拿权限，读回也要权限。",
+        Text(
+            zh="没有权限排在“结果未知”之前（规则 1 先于规则 2）：先去拿权限，读回也要权限。",
+            en="No permission comes before “unknown outcome” (rule 1 before rule 2): "
+            "get the permission first; reading back needs permission too.",
+        ),
     ),
     _case(
         "503：请求已发出，代码不是 outcome_unknown",
         (_error("temporary_unavailable", "unknown", "with_backoff"), False, None, True, True),
         "verify_state",
-        "看 operation_state，不看 code：这次是 unknown，就算代码是 temporary_unavailable，"
-        "也要先读回核对。",
+        Text(
+            zh="看 operation_state，不看 code：这次是 unknown，就算代码是 temporary_unavailable，"
+            "也要先读回核对。",
+            en="Look at operation_state, not at code: this time it is unknown, so "
+            "even though the code is temporary_unavailable, read back and check "
+            "first.",
+        ),
     ),
     _case(
         "先超时，现在是重试也没用的失败",
         (TOO_LARGE, False, None, True, True, True),
         "unknown",
-        "不能再试，但之前那次可能写成了：报告未知，不是没发。",
+        Text(
+            zh="不能再试，但之前那次可能写成了：报告未知，不是没发。",
+            en="This failure cannot be retried, but the earlier attempt may have gone "
+            "through: report unknown, not “not posted”.",
+        ),
     ),
     _case(
         "先超时，现在是重试也没用的失败，读回找到了",
         (TOO_LARGE, False, "found", True, True, True),
         "already_posted",
-        "第一次其实写成了：找到了就报告已发出，哪怕这次的失败不能重试。",
+        Text(
+            zh="第一次其实写成了：找到了就报告已发出，哪怕这次的失败不能重试。",
+            en="The first attempt did go through: when it is found, report it as "
+            "already posted, even though this failure cannot be retried.",
+        ),
     ),
     _case(
         "先超时，后被 429，次数用完",
         (REFUSED, False, None, False, False, True),
         "unknown",
-        "最后一次确实没执行，但第一次可能写成了：结果未知不能被后来的拒绝覆盖。",
+        Text(
+            zh="最后一次确实没执行，但第一次可能写成了：结果未知不能被后来的拒绝覆盖。",
+            en="The last attempt certainly did not run, but the first may have gone "
+            "through: a later refusal does not override an unknown outcome.",
+        ),
     ),
     _case(
         "先超时，后被拒绝，读回没找到，没有键",
         (REFUSED, False, "absent", True, True, True),
         "unknown",
-        "这次没执行也证明不了第一次没落地：没找到仍是未知，不能再发。",
+        Text(
+            zh="这次没执行也证明不了第一次没落地：没找到仍是未知，不能再发。",
+            en="That this attempt did not run does not prove the first one never "
+            "landed: not found is still unknown; do not send again.",
+        ),
     ),
     _case(
         "先超时，后被拒绝，有同一个键",
         (REFUSED, True, "absent", True, True, True),
         "retry_with_backoff",
-        "服务器认这个键：同一个键重发不会多出一条，可以退避后再发。",
+        Text(
+            zh="服务器认这个键：同一个键重发不会多出一条，可以退避后再发。",
+            en="The server honours this key: a resend with the same key cannot add "
+            "another comment, so you may send again after a backoff.",
+        ),
     ),
     _case(
         "先超时，后被拒绝，读回找到了",
         (REFUSED, False, "found", True, True, True),
         "already_posted",
-        "第一次其实写成了：找到了就报告已发出。",
+        Text(
+            zh="第一次其实写成了：找到了就报告已发出。",
+            en="The first attempt did go through: when it is found, report it as already posted.",
+        ),
     ),
     _case(
         "有键，还能读回，尚未读回",
         (TIMEOUT, True, None, True, True),
         "verify_state",
-        "有键也先读回：服务器可能重启丢了键表，标记是第二道防线。",
+        Text(
+            zh="有键也先读回：服务器可能重启丢了键表，标记是第二道防线。",
+            en="Read back first even with a key: the server may have restarted and "
+            "lost its key table; the marker is the second line of defence.",
+        ),
     ),
     _case(
         "有键，读回找到了",
         (TIMEOUT, True, "found", True, True),
         "already_posted",
-        "找到了就停：不必再发，哪怕有键。",
+        Text(
+            zh="找到了就停：不必再发，哪怕有键。",
+            en="Found means stop: there is no need to send again, even with a key.",
+        ),
     ),
     _case(
         "读回找到了，次数也用完了",
         (TIMEOUT, False, "found", True, False),
         "already_posted",
-        "找到了就是已发出：次数用没用完都一样。",
+        Text(
+            zh="找到了就是已发出：次数用没用完都一样。",
+            en="Found means already posted, whether or not attempts are left.",
+        ),
     ),
     _case(
         "读回没找到，次数也用完了",
         (TIMEOUT, False, "absent", True, False),
         "unknown",
-        "没找到又不能再试：仍然只能报告未知。",
+        Text(
+            zh="没找到又不能再试：仍然只能报告未知。",
+            en="Not found, and no attempts left: unknown is still all you can report.",
+        ),
     ),
     _case(
         "有键，读回没找到，次数用完",
         (TIMEOUT, True, "absent", True, False),
         "unknown",
-        "能重发的理由在，次数却没了：报告未知。",
+        Text(
+            zh="能重发的理由在，次数却没了：报告未知。",
+            en="The reason to resend holds, but the attempts are used up: report unknown.",
+        ),
     ),
     _case(
         "被拒绝，有键，还有次数",
         (REFUSED, True, None, True, True),
         "retry_with_backoff",
-        "确定没执行：有没有键都可以退避后重发。",
+        Text(
+            zh="确定没执行：有没有键都可以退避后重发。",
+            en="Certainly not executed: with or without a key, you may resend after a backoff.",
+        ),
     ),
 )
 
@@ -304,66 +413,103 @@ _OTHERS = [{"id": 10, "body": "LGTM"}, {"id": 11, "body": "nit: rename this"}]
 _QUOTED = {"id": 12, "body": f"Why does the bot write {marker(_KEY)} in its comments?"}
 
 RECONCILE_CASES: tuple[Case, ...] = (
-    Case("没有评论", ([], _KEY, _TEXT), {"state": "absent"}, "空列表：没找到。"),
+    Case(
+        "没有评论",
+        ([], _KEY, _TEXT),
+        {"state": "absent"},
+        Text(zh="空列表：没找到。", en="An empty list: nothing found."),
+    ),
     Case(
         "只有别人的评论",
         (_OTHERS, _KEY, _TEXT),
         {"state": "absent"},
-        "没有任何评论带这个标记。",
+        Text(zh="没有任何评论带这个标记。", en="No comment carries this marker."),
     ),
     Case(
         "找到了",
         ([*_OTHERS, _posted(20)], _KEY, _TEXT),
         {"state": "found", "comment_id": 20},
-        "正文以标记结尾、文字也一致：返回它的 id。",
+        Text(
+            zh="正文以标记结尾、文字也一致：返回它的 id。",
+            en="The body ends with the marker and the text matches too: return its id.",
+        ),
     ),
     Case(
         "标记后面有空行",
         ([_posted(21, trailing="\n\n")], _KEY, _TEXT),
         {"state": "found", "comment_id": 21},
-        "先去掉首尾空白，再看结尾。",
+        Text(
+            zh="先去掉首尾空白，再看结尾。",
+            en="Strip the leading and trailing whitespace first, then look at the end.",
+        ),
     ),
     Case(
         "前缀相同的键",
         ([_posted(22, key=_KEY + "2")], _KEY, _TEXT),
         {"state": "absent"},
-        "review-128-summary-12 不是 review-128-summary-1：比较完整的标记，别只比前缀。",
+        Text(
+            zh="review-128-summary-12 不是 review-128-summary-1：比较完整的标记，别只比前缀。",
+            en="review-128-summary-12 is not review-128-summary-1: compare the whole "
+            "marker, not just a prefix.",
+        ),
     ),
     Case(
         "标记被引用在正文中间",
         ([_QUOTED], _KEY, _TEXT),
         {"state": "absent"},
-        "有人在讨论里引用了标记：不在结尾就不算。",
+        Text(
+            zh="有人在讨论里引用了标记：不在结尾就不算。",
+            en="Someone quoted the marker in the discussion: a marker that is not at "
+            "the end does not count.",
+        ),
     ),
     Case(
         "已经有两条",
         ([_posted(31), _posted(30)], _KEY, _TEXT),
         {"state": "found", "comment_id": 30},
-        "多条匹配时返回最小的 id（最早的那条）。",
+        Text(
+            zh="多条匹配时返回最小的 id（最早的那条）。",
+            en="When several comments match, return the smallest id (the earliest one).",
+        ),
     ),
     Case(
         "键被别的内容用过",
         ([_posted(40, text="Another conclusion.")], _KEY, _TEXT),
         {"state": "key_reused", "comment_id": 40},
-        "标记对上了，文字却不同：这个键代表的是另一条评论。",
+        Text(
+            zh="标记对上了，文字却不同：这个键代表的是另一条评论。",
+            en="The marker matches but the text differs: this key stands for another comment.",
+        ),
     ),
     Case(
         "键被用过两次",
         ([_posted(61, text="Another conclusion."), _posted(60, text="A third text.")], _KEY, _TEXT),
         {"state": "key_reused", "comment_id": 60},
-        "标记对上、文字都不同的有好几条时，返回其中最小的 id，不看它们在列表里的顺序。",
+        Text(
+            zh="标记对上、文字都不同的有好几条时，返回其中最小的 id，不看它们在列表里的顺序。",
+            en="When several comments have the marker but every text differs, return "
+            "the smallest of their ids, whatever their order in the list.",
+        ),
     ),
     Case(
         "两边都有首尾空白",
         ([_posted(23, text="\n  " + _TEXT + "  ")], _KEY, "  " + _TEXT + "\n"),
         {"state": "found", "comment_id": 23},
-        "去掉标记后的文字和参数 body 都要去掉首尾空白再比较。",
+        Text(
+            zh="去掉标记后的文字和参数 body 都要去掉首尾空白再比较。",
+            en="Strip the leading and trailing whitespace from both the text without "
+            "the marker and the body argument before comparing them.",
+        ),
     ),
     Case(
         "别的内容在前，这一条在后",
         ([_posted(50, text="Another conclusion."), _posted(51)], _KEY, _TEXT),
         {"state": "found", "comment_id": 51},
-        "先找标记和文字都对上的那条；只有标记对上、文字都不同时才是 key_reused。",
+        Text(
+            zh="先找标记和文字都对上的那条；只有标记对上、文字都不同时才是 key_reused。",
+            en="Look first for the comment whose marker and text both match; it is "
+            "key_reused only when the marker matches and every text differs.",
+        ),
     ),
 )
 
@@ -397,8 +543,15 @@ def decide_hidden_cases() -> tuple[Case, ...]:
                     f" earlier_unknown={earlier_unknown}",
                     args,
                     library_decision(*args),  # type: ignore[arg-type]
-                    "和库的 decide_after_failure 不一致：先看参数和权限，再看结果是否未知"
-                    "（未知时只有读回找到、或服务器证明过的同一个键才允许继续），最后才是退避重试。",
+                    Text(
+                        zh="和库的 decide_after_failure 不一致：先看参数和权限，再看结果是否未知"
+                        "（未知时只有读回找到、或服务器证明过的同一个键才允许继续），最后才是退避重试。",
+                        en="Differs from the library's decide_after_failure: look at the "
+                        "arguments and the permission first, then at whether the outcome is "
+                        "unknown (when it is, only a read-back that found the write, or the "
+                        "same key the server has shown it honours, lets the write go on), and "
+                        "only last at retrying with backoff.",
+                    ),
                 )
             )
     return tuple(cases)
@@ -434,8 +587,14 @@ def reconcile_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
                 f"生成的评论列表 {index + 1}",
                 (comments, _KEY, body),
                 reconcile(comments, _KEY, body),
-                "和库的 reconcile 不一致：标记必须在去掉首尾空白后的结尾、完整比较；"
-                "文字一致的取最小 id，否则标记对上的是 key_reused。",
+                Text(
+                    zh="和库的 reconcile 不一致：标记必须在去掉首尾空白后的结尾、完整比较；"
+                    "文字一致的取最小 id，否则标记对上的是 key_reused。",
+                    en="Differs from the library's reconcile: the marker must be at the end "
+                    "once leading and trailing whitespace is stripped, compared in full; "
+                    "of the comments whose text matches, take the smallest id; otherwise a "
+                    "matching marker means key_reused.",
+                ),
             )
         )
     return tuple(cases)
@@ -444,105 +603,174 @@ def reconcile_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
 DECIDE_RULES: tuple[Rule, ...] = (
     Rule(
         "参数无效 → fix_input",
-        'retry 是 "after_input_correction"：fix_input。',
+        Text(
+            zh='retry 是 "after_input_correction"：fix_input。',
+            en='retry is "after_input_correction": fix_input.',
+        ),
         "空正文（422）",
-        "INVALID 的每一种组合",
+        Text(zh="INVALID 的每一种组合", en="every combination with INVALID"),
     ),
     Rule(
         "没有权限 → check_authorization",
-        'retry 是 "after_authorization"：check_authorization。',
+        Text(
+            zh='retry 是 "after_authorization"：check_authorization。',
+            en='retry is "after_authorization": check_authorization.',
+        ),
         "token 不对（401）",
-        "DENIED 的每一种组合",
+        Text(zh="DENIED 的每一种组合", en="every combination with DENIED"),
     ),
     Rule(
         "规则 1 排在最前",
-        "按顺序判断：第 1 条（参数、权限）先于“结果是否未知”。",
+        Text(
+            zh="按顺序判断：第 1 条（参数、权限）先于“结果是否未知”。",
+            en="Decide in order: step 1 (arguments, permission) comes before “is the "
+            "outcome unknown”.",
+        ),
         "先超时，现在参数无效",
-        "INVALID、DENIED 遇上 earlier_unknown",
+        Text(
+            zh="INVALID、DENIED 遇上 earlier_unknown",
+            en="INVALID and DENIED meeting earlier_unknown",
+        ),
     ),
     Rule(
         "看 operation_state，不看 code",
-        '结果是否未知：这次的 operation_state 是 "unknown"。',
+        Text(
+            zh='结果是否未知：这次的 operation_state 是 "unknown"。',
+            en='The outcome is unknown when this attempt\'s operation_state is "unknown".',
+        ),
         "503：请求已发出，代码不是 outcome_unknown",
-        "operation_state 为 unknown、code 不是 outcome_unknown 的 503",
+        Text(
+            zh="operation_state 为 unknown、code 不是 outcome_unknown 的 503",
+            en="a 503 whose operation_state is unknown and whose code is not outcome_unknown",
+        ),
     ),
     Rule(
         "更早的未知也算未知",
-        "结果是否未知：或者 earlier_unknown 为真。",
+        Text(
+            zh="结果是否未知：或者 earlier_unknown 为真。",
+            en="The outcome is also unknown when earlier_unknown is true.",
+        ),
         "先超时，后被拒绝，可以读回",
-        "earlier_unknown 为真和为假",
+        Text(zh="earlier_unknown 为真和为假", en="earlier_unknown both true and false"),
     ),
     Rule(
         "不是未知时：never 报告没发",
-        '不是未知时：retry 为 "never" 报告没发。',
+        Text(
+            zh='不是未知时：retry 为 "never" 报告没发。',
+            en='When the outcome is not unknown: retry "never" means report not posted.',
+        ),
         "重试也没用的失败",
-        "TOO_LARGE 的每一种组合",
+        Text(zh="TOO_LARGE 的每一种组合", en="every combination with TOO_LARGE"),
     ),
     Rule(
         "不是未知时：有次数就重试",
-        "可证明没执行的暂时失败有次数就重试。",
+        Text(
+            zh="可证明没执行的暂时失败有次数就重试。",
+            en="A temporary failure that provably did not run is retried while attempts are left.",
+        ),
         "连接被拒绝，还有次数",
-        "REFUSED 配上 attempts_left",
+        Text(zh="REFUSED 配上 attempts_left", en="REFUSED with attempts_left"),
     ),
     Rule(
         "不是未知时：没次数报告没发",
-        "可证明没执行的暂时失败没有次数，报告没发。",
+        Text(
+            zh="可证明没执行的暂时失败没有次数，报告没发。",
+            en="A temporary failure that provably did not run, with no attempts left: "
+            "report not posted.",
+        ),
         "429，次数用完",
-        "REFUSED 配上 attempts_left 为假",
+        Text(zh="REFUSED 配上 attempts_left 为假", en="REFUSED with attempts_left false"),
     ),
     Rule(
         "未知又 never：报告未知",
-        '结果未知时：retry 为 "never"（重试也没用）就报告未知。',
+        Text(
+            zh='结果未知时：retry 为 "never"（重试也没用）就报告未知。',
+            en='When the outcome is unknown: retry "never" (retrying cannot help) '
+            "means report unknown.",
+        ),
         "先超时，现在是重试也没用的失败",
-        "TOO_LARGE 遇上 earlier_unknown",
+        Text(zh="TOO_LARGE 遇上 earlier_unknown", en="TOO_LARGE meeting earlier_unknown"),
     ),
     Rule(
         "未知又 never：除非读回找到了",
-        'retry 为 "never" 就报告未知，除非读回找到了。',
+        Text(
+            zh='retry 为 "never" 就报告未知，除非读回找到了。',
+            en='retry "never" means report unknown, unless the read-back found the write.',
+        ),
         "先超时，现在是重试也没用的失败，读回找到了",
-        "TOO_LARGE、earlier_unknown 配上 read_back 为 found",
+        Text(
+            zh="TOO_LARGE、earlier_unknown 配上 read_back 为 found",
+            en="TOO_LARGE and earlier_unknown with read_back found",
+        ),
     ),
     Rule(
         "读回找到 → 已发",
-        "结果未知时：读回找到 → 已发。",
+        Text(
+            zh="结果未知时：读回找到 → 已发。",
+            en="When the outcome is unknown: found by the read-back → already posted.",
+        ),
         "超时，读回找到了",
-        "read_back 为 found",
+        Text(zh="read_back 为 found", en="read_back found"),
     ),
     Rule(
         "还没读回、能读回 → 先读回",
-        "还没读回、能读回 → 先读回。",
+        Text(
+            zh="还没读回、能读回 → 先读回。",
+            en="Not read back yet, and it can be → read back first.",
+        ),
         "超时，可以读回",
-        "read_back 为 None 配上 can_read_back",
+        Text(zh="read_back 为 None 配上 can_read_back", en="read_back None with can_read_back"),
     ),
     Rule(
         "有键也先读回",
-        "有键也先读：服务器可能重启丢了键表。",
+        Text(
+            zh="有键也先读：服务器可能重启丢了键表。",
+            en="Read first even with a key: the server may have restarted and lost its key table.",
+        ),
         "有键，还能读回，尚未读回",
-        "same_key、read_back 为 None、can_read_back",
+        Text(
+            zh="same_key、read_back 为 None、can_read_back",
+            en="same_key, read_back None, can_read_back",
+        ),
     ),
     Rule(
         "有同一个键：有次数时重试",
-        "其余情况：有同一个键就有次数时重试。",
+        Text(
+            zh="其余情况：有同一个键就有次数时重试。",
+            en="Otherwise: with the same key, retry while attempts are left.",
+        ),
         "超时，读回没找到，有同一个键",
-        "same_key 配上 read_back 为 absent 或不能读回",
+        Text(
+            zh="same_key 配上 read_back 为 absent 或不能读回",
+            en="same_key with read_back absent, or no read-back possible",
+        ),
     ),
     Rule(
         "有同一个键：没次数报告未知",
-        "有同一个键、没有次数时报告未知。",
+        Text(
+            zh="有同一个键、没有次数时报告未知。",
+            en="With the same key and no attempts left, report unknown.",
+        ),
         "超时，有键但次数用完",
-        "same_key 配上 attempts_left 为假",
+        Text(zh="same_key 配上 attempts_left 为假", en="same_key with attempts_left false"),
     ),
     Rule(
         "读回没找到不是没发的证明",
-        "读回没找到、又没有键：报告未知（没找到不是没发的证明）。",
+        Text(
+            zh="读回没找到、又没有键：报告未知（没找到不是没发的证明）。",
+            en="Read back and not found, and no key: report unknown (not found is no "
+            "proof that it was not posted).",
+        ),
         "超时，读回没找到",
-        "read_back 为 absent、没有 same_key",
+        Text(zh="read_back 为 absent、没有 same_key", en="read_back absent, without same_key"),
     ),
     Rule(
         "不能读回又没有键：报告未知",
-        "不能读回、又没有键：报告未知。",
+        Text(
+            zh="不能读回、又没有键：报告未知。", en="Cannot read back, and no key: report unknown."
+        ),
         "超时，不能读回也没有键",
-        "can_read_back 为假、没有 same_key",
+        Text(zh="can_read_back 为假、没有 same_key", en="can_read_back false, without same_key"),
     ),
 )
 
@@ -550,56 +778,91 @@ DECIDE_RULES: tuple[Rule, ...] = (
 RECONCILE_RULES: tuple[Rule, ...] = (
     Rule(
         "去掉首尾空白后看结尾",
-        "正文（去掉首尾空白后）以 marker(key) 结尾时才算数。",
+        Text(
+            zh="正文（去掉首尾空白后）以 marker(key) 结尾时才算数。",
+            en="A comment counts only when its body (stripped of leading and trailing "
+            "whitespace) ends with marker(key).",
+        ),
         "标记后面有空行",
-        "标记后面没有、有一个或几个空白",
+        Text(
+            zh="标记后面没有、有一个或几个空白",
+            en="no, one or several whitespace characters after the marker",
+        ),
     ),
     Rule(
         "标记在正文中间不算",
-        "正文中间引用了这个标记不算。",
+        Text(
+            zh="正文中间引用了这个标记不算。",
+            en="The marker quoted in the middle of a body does not count.",
+        ),
         "标记被引用在正文中间",
-        "有的评论在句子中间引用这个标记",
+        Text(zh="有的评论在句子中间引用这个标记", en="some comments quote the marker mid-sentence"),
     ),
     Rule(
         "另一个键的标记不算",
-        "另一个键的标记也不算（注意前缀相同的键）。",
+        Text(
+            zh="另一个键的标记也不算（注意前缀相同的键）。",
+            en="Nor does another key's marker (watch for a key with the same prefix).",
+        ),
         "前缀相同的键",
-        "有的评论带着前缀相同的另一个键",
+        Text(
+            zh="有的评论带着前缀相同的另一个键",
+            en="some comments carry another key with the same prefix",
+        ),
     ),
     Rule(
         "文字一致才是 found",
-        "找到了标记、而且去掉标记后的文字和 body 一致：返回 found。",
+        Text(
+            zh="找到了标记、而且去掉标记后的文字和 body 一致：返回 found。",
+            en="The marker is found and the text without it matches body: return found.",
+        ),
         "键被别的内容用过",
-        "同一个标记配上不同的文字",
+        Text(zh="同一个标记配上不同的文字", en="the same marker with a different text"),
     ),
     Rule(
         "都去掉首尾空白再比",
-        "去掉标记后的文字和 body 都去掉首尾空白再比。",
+        Text(
+            zh="去掉标记后的文字和 body 都去掉首尾空白再比。",
+            en="Strip the leading and trailing whitespace from both the text without "
+            "the marker and body before comparing.",
+        ),
         "两边都有首尾空白",
-        "文字前后、参数 body 前后的空白随机",
+        Text(
+            zh="文字前后、参数 body 前后的空白随机",
+            en="random whitespace around the text and around the body argument",
+        ),
     ),
     Rule(
         "found 取最小的 id",
-        "有几条就取最小的 id。",
+        Text(zh="有几条就取最小的 id。", en="If there are several, take the smallest id."),
         "已经有两条",
-        "几条相同的评论",
+        Text(zh="几条相同的评论", en="several identical comments"),
     ),
     Rule(
         "先找文字一致的那条",
-        "只找到标记、文字却都不一致时才是 key_reused。",
+        Text(
+            zh="只找到标记、文字却都不一致时才是 key_reused。",
+            en="It is key_reused only when the marker is found but no text matches.",
+        ),
         "别的内容在前，这一条在后",
-        "文字不同的那条 id 更小",
+        Text(zh="文字不同的那条 id 更小", en="the comment with the other text has the smaller id"),
     ),
     Rule(
         "key_reused 取最小的 id",
-        "key_reused 的 comment_id 是其中最小的 id。",
+        Text(
+            zh="key_reused 的 comment_id 是其中最小的 id。",
+            en="key_reused's comment_id is the smallest of their ids.",
+        ),
         "键被用过两次",
-        "几条文字不同的评论",
+        Text(zh="几条文字不同的评论", en="several comments with different texts"),
     ),
     Rule(
         "没有标记：absent",
-        '没有任何评论带这个标记：返回 {"state": "absent"}。',
+        Text(
+            zh='没有任何评论带这个标记：返回 {"state": "absent"}。',
+            en='No comment carries this marker: return {"state": "absent"}.',
+        ),
         "只有别人的评论",
-        "有的列表没有一条带这个标记",
+        Text(zh="有的列表没有一条带这个标记", en="some lists have no comment with this marker"),
     ),
 )

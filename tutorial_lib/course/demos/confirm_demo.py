@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tutorial_lib.core.language import tr
 from tutorial_lib.course.confirm_widgets import ConfirmationWidget, describe_envelope
 from tutorial_lib.examples.deploy import Deployments
 from tutorial_lib.worlds.desk import (
@@ -38,8 +39,12 @@ class Desk(EmulatorDesk):
         """The question on screen; an acceptance runs the approved call once."""
 
         def after(envelope: Mapping[str, Any]) -> str:
-            counts = "，".join(f"{repo}: {self.comments(repo)}" for repo in REPOSITORIES)
-            return f"{describe_envelope(envelope)}；模拟器里的评论数 {counts}"
+            counts = tr("，", ", ").join(f"{repo}: {self.comments(repo)}" for repo in REPOSITORIES)
+            result = describe_envelope(envelope)
+            return tr(
+                f"{result}；模拟器里的评论数 {counts}",
+                f"{result}; comments in the emulator: {counts}",
+            )
 
         return ConfirmationWidget(self.flow, request_id, run=self.run, after=after)
 

@@ -20,6 +20,7 @@ import os
 import random
 from pathlib import Path
 
+from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
 
 __all__ = [
@@ -58,30 +59,93 @@ def reference_is_inside(root: str | os.PathLike[str], path: str) -> bool:
 
 def inside_cases(root: Path) -> tuple[Case, ...]:
     """Cases for ``is_inside(root, path) -> bool`` on a tree from :func:`make_demo_workspace`."""
-    prefix_hint = (
-        "字符串前缀比较会把 ws_evil 当成 ws 的一部分：比较路径部件，例如 Path.is_relative_to。"
+    prefix_hint = Text(
+        zh="字符串前缀比较会把 ws_evil 当成 ws 的一部分：比较路径部件，例如 Path.is_relative_to。",
+        en="Comparing string prefixes takes ws_evil for part of ws: compare path components, e.g."
+        " with Path.is_relative_to.",
     )
     rows = [
-        ("a file in the root", "notes.txt", True, "root 下的普通文件当然在里面。"),
-        ("a nested file", "src/app.py", True, "子目录里的文件也在里面。"),
-        ("a missing file", "drafts/todo.txt", True, "“在不在里面”与“存不存在”是两回事。"),
-        ("'..' climbs out", "../secret.txt", False, "先解析出真实路径，再比较。"),
+        (
+            "a file in the root",
+            "notes.txt",
+            True,
+            Text(
+                zh="root 下的普通文件当然在里面。",
+                en="An ordinary file under root is inside, of course.",
+            ),
+        ),
+        (
+            "a nested file",
+            "src/app.py",
+            True,
+            Text(zh="子目录里的文件也在里面。", en="A file in a subdirectory is inside too."),
+        ),
+        (
+            "a missing file",
+            "drafts/todo.txt",
+            True,
+            Text(
+                zh="“在不在里面”与“存不存在”是两回事。",
+                en='"Is it inside?" and "does it exist?" are two different questions.',
+            ),
+        ),
+        (
+            "'..' climbs out",
+            "../secret.txt",
+            False,
+            Text(zh="先解析出真实路径，再比较。", en="Resolve the real path first, then compare."),
+        ),
         ("a prefix sibling", "../ws_evil/x.txt", False, prefix_hint),
-        ("'..' that stays inside", "src/../notes.txt", True, "解析以后仍在 root 下。"),
-        ("an absolute path", "/etc/passwd", False, "root / '/etc/passwd' 的结果是 /etc/passwd。"),
-        ("a symlink inside", "link_in", True, "指向 root 内部的链接可以接受。"),
-        ("a directory symlink inside", "src_link/app.py", True, "目录链接也要解析后再判断。"),
+        (
+            "'..' that stays inside",
+            "src/../notes.txt",
+            True,
+            Text(zh="解析以后仍在 root 下。", en="After resolving, it is still under root."),
+        ),
+        (
+            "an absolute path",
+            "/etc/passwd",
+            False,
+            Text(
+                zh="root / '/etc/passwd' 的结果是 /etc/passwd。",
+                en="root / '/etc/passwd' gives /etc/passwd.",
+            ),
+        ),
+        (
+            "a symlink inside",
+            "link_in",
+            True,
+            Text(
+                zh="指向 root 内部的链接可以接受。",
+                en="A link that points inside root is acceptable.",
+            ),
+        ),
+        (
+            "a directory symlink inside",
+            "src_link/app.py",
+            True,
+            Text(
+                zh="目录链接也要解析后再判断。",
+                en="A directory link, too, must be resolved before you decide.",
+            ),
+        ),
         (
             "a symlink leading out",
             "link_out",
             False,
-            "要跟随符号链接：用 Path.resolve()，而不是只做字符串规范化。",
+            Text(
+                zh="要跟随符号链接：用 Path.resolve()，而不是只做字符串规范化。",
+                en="Follow symbolic links: use Path.resolve(), not just string normalization.",
+            ),
         ),
     ]
     cases = [Case(name, (root, path), expected, hint) for name, path, expected, hint in rows]
     alias = root.parent / "ws_alias"
-    alias_hint = (
-        "root 本身也可能经过符号链接（这里 ws_alias -> ws）：root 和 root / path 都要解析后再比较。"
+    alias_hint = Text(
+        zh="root 本身也可能经过符号链接（这里 ws_alias -> ws）：root 和 root / path"
+        " 都要解析后再比较。",
+        en="root itself may be reached through a symbolic link (here ws_alias -> ws): resolve"
+        " both root and root / path, then compare.",
     )
     cases += [
         Case("a root reached through a symlink", (alias, "notes.txt"), True, alias_hint),
@@ -125,8 +189,14 @@ def inside_hidden_cases(root: Path, seed: int = 0, count: int = 150) -> tuple[Ca
                 f"生成的路径 {index + 1}",
                 (base, path),
                 reference_is_inside(base, path),
-                "和参考实现不一致：解析 root 和 root / path（跟随链接、折叠 ..）之后，"
-                "再比较路径部件。",
+                Text(
+                    zh=(
+                        "和参考实现不一致：解析 root 和 root / path（跟随链接、折叠 ..）之后，"
+                        "再比较路径部件。"
+                    ),
+                    en="Differs from the reference implementation: resolve root and root / path"
+                    " (following links, collapsing ..), then compare path components.",
+                ),
             )
         )
     return tuple(cases)

@@ -20,6 +20,7 @@ from typing import Any
 
 from tutorial_lib.agent.loop import Transcript
 from tutorial_lib.core.authorization import AccessMap, TaskScope
+from tutorial_lib.core.language import tr
 from tutorial_lib.worlds.injection import (
     CHAPTER_ACCESS,
     SECRET_VALUE,
@@ -68,7 +69,9 @@ def call_lines(transcript: Transcript, width: int = 96) -> list[str]:
 
 def access_rows(access: AccessMap = CHAPTER_ACCESS) -> list[tuple[str, str, str]]:
     """Header, then ``(tool, action class, "system: argument")`` per declared tool."""
-    rows = [("工具", "类别", "资源在哪个参数")]
+    rows = [
+        (tr("工具", "Tool"), tr("类别", "Action class"), tr("资源在哪个参数", "Resource argument"))
+    ]
     for name, declared in access.items():
         rows.append((name, declared.action, f"{declared.system}: {declared.argument}"))
     return rows
@@ -89,18 +92,21 @@ class Effects:
         """The changes from ``before`` in words, or ``"—"`` (nothing changed)."""
         changes = []
         if self.conversation_comments != before.conversation_comments:
-            changes.append(f"评论 {before.conversation_comments}→{self.conversation_comments}")
+            change = f"{before.conversation_comments}→{self.conversation_comments}"
+            changes.append(tr(f"评论 {change}", f"comments {change}"))
         if self.review_comments != before.review_comments:
-            changes.append(f"审查评论 {before.review_comments}→{self.review_comments}")
+            change = f"{before.review_comments}→{self.review_comments}"
+            changes.append(tr(f"审查评论 {change}", f"review comments {change}"))
         if self.merged and not before.merged:
-            changes.append("PR 已合并")
+            changes.append(tr("PR 已合并", "PR merged"))
         if self.outbound_requests != before.outbound_requests:
-            changes.append(f"外发请求 +{self.outbound_requests - before.outbound_requests}")
+            more = self.outbound_requests - before.outbound_requests
+            changes.append(tr(f"外发请求 +{more}", f"outbound requests +{more}"))
         if self.settings_changes != before.settings_changes:
-            changes.append("设置被改")
+            changes.append(tr("设置被改", "settings changed"))
         if self.approved != before.approved:
-            changes.append("待批准操作被批准")
-        return "，".join(changes) or "—"
+            changes.append(tr("待批准操作被批准", "pending action approved"))
+        return tr("，", ", ").join(changes) or "—"
 
 
 def effects_of(world: World) -> Effects:
@@ -140,7 +146,7 @@ def boundary_rows(scopes: Mapping[str, TaskScope]) -> list[list[str]]:
 
     A cell says ``执行`` or ``拒绝 (<rule>)``, then what changed in the world.
     """
-    rows = [["类别", "调用", *scopes]]
+    rows = [[tr("类别", "Action class"), tr("调用", "Call"), *scopes]]
     for action, tool, arguments in BOUNDARY_CALLS:
         row = [action, tool]
         for scope in scopes.values():
@@ -149,11 +155,12 @@ def boundary_rows(scopes: Mapping[str, TaskScope]) -> list[list[str]]:
                 # the user approved each call in advance: the table shows the scope alone
                 host = chapter_host(world, scope, approved_in_advance=True)
                 result = host.call(tool, dict(arguments))
+                changed = effects_of(world).since(before)
                 if result["ok"]:
-                    row.append(f"执行：{effects_of(world).since(before)}")
+                    row.append(tr(f"执行：{changed}", f"executed: {changed}"))
                 else:
                     rule = world.log[-1].details.get("rule", result["error"]["code"])
-                    row.append(f"拒绝 ({rule})：{effects_of(world).since(before)}")
+                    row.append(tr(f"拒绝 ({rule})：{changed}", f"refused ({rule}): {changed}"))
         rows.append(row)
     return rows
 
@@ -176,12 +183,41 @@ def trifecta_rows() -> list[list[str]]:
         secrets_granted=True,
     )
     scenarios: Sequence[tuple[str, TaskScope, bool]] = (
-        ("三条腿都在（读密钥 + 读外部评论 + 能外发）", broad, True),
-        ("去掉私密数据：不授予 secrets", replace(broad, secrets_granted=False), True),
-        ("去掉不可信内容：评论里没有指令", broad, False),
-        ("去掉外发通道：不授予 send", replace(broad, grants=frozenset({"read"})), True),
+        (
+            tr(
+                "三条腿都在（读密钥 + 读外部评论 + 能外发）",
+                "all three legs (reads the secret + reads outside comments + can send out)",
+            ),
+            broad,
+            True,
+        ),
+        (
+            tr("去掉私密数据：不授予 secrets", "no private data: secrets not granted"),
+            replace(broad, secrets_granted=False),
+            True,
+        ),
+        (
+            tr(
+                "去掉不可信内容：评论里没有指令",
+                "no untrusted content: no instructions in the comments",
+            ),
+            broad,
+            False,
+        ),
+        (
+            tr("去掉外发通道：不授予 send", "no way out: send not granted"),
+            replace(broad, grants=frozenset({"read"})),
+            True,
+        ),
     )
-    rows = [["场景", "执行", "拒绝", "密钥离开了系统"]]
+    rows = [
+        [
+            tr("场景", "Scenario"),
+            tr("执行", "Executed"),
+            tr("拒绝", "Refused"),
+            tr("密钥离开了系统", "Secret left the system"),
+        ]
+    ]
     for label, scope, attacked in scenarios:
         with open_world() as world:
             book: list[PlacedPayload] = []
@@ -193,5 +229,7 @@ def trifecta_rows() -> list[list[str]]:
             executed = sum(r.station == "execution" for r in world.log)
             refused = sum(r.station in ("authorization", "resolution") for r in world.log)
             leaked = any(SECRET_VALUE in r.body for r in world.gateway.requests)
-            rows.append([label, str(executed), str(refused), "是" if leaked else "否"])
+            rows.append(
+                [label, str(executed), str(refused), tr("是", "yes") if leaked else tr("否", "no")]
+            )
     return rows

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Iterable
 
+from tutorial_lib.core.language import tr
 from tutorial_lib.course.table import display_width
 from tutorial_lib.worlds.pr128 import CATEGORIES, CATEGORY_TITLES, PullRequestAnswer
 
@@ -37,7 +38,8 @@ def findings_text(
     out: list[str] = []
     for category in categories:
         found = answer.by_category()[category]
-        out.append(f"{CATEGORY_TITLES[category]}：{len(found)} 条")
+        title = CATEGORY_TITLES[category]
+        out.append(tr(f"{title}：{len(found)} 条", f"{title}: {len(found)}"))
         for finding in found:
             where = f"- {finding.comment_id}  {finding.file}:{finding.line}"
             if category == "opinion":
@@ -45,16 +47,25 @@ def findings_text(
                 continue
             out.append(where)
             out += _wrapped(finding.summary, width, "    ")
-            out += _wrapped("判断：" + finding.reason, width, "    ")
+            out += _wrapped(tr("判断：", "Judgement: ") + finding.reason, width, "    ")
             if finding.cue:
-                out += _wrapped(f'依据：摘要里的 "{finding.cue}"', width, "    ")
+                out += _wrapped(
+                    tr(
+                        f'依据：摘要里的 "{finding.cue}"',
+                        f'Evidence: "{finding.cue}" in the summary',
+                    ),
+                    width,
+                    "    ",
+                )
             for evidence in finding.evidence:
-                out += _wrapped("依据：" + evidence.line(), width, "    ")
+                out += _wrapped(tr("依据：", "Evidence: ") + evidence.line(), width, "    ")
             entry = json.dumps(finding.details["arguments"], ensure_ascii=False)
-            out += _wrapped(f"详情：{finding.details['name']} {entry}", width, "    ")
+            call = f"{finding.details['name']} {entry}"
+            out += _wrapped(tr(f"详情：{call}", f"Details: {call}"), width, "    ")
     return "\n".join(out)
 
 
+# data, not learner text: the code points a terminal draws two columns wide
 _WIDE = "\u2e80-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
 #: A wide character alone, a run of spaces, or a run of anything else (a word).
 _TOKEN = re.compile(f"[{_WIDE}]| +|[^ {_WIDE}]+")
