@@ -113,9 +113,8 @@ class Case:
 
     def call_text(self, function_name: str) -> str:
         """The call as a learner would type it, e.g. ``line_at(['a'], 0)``: the whole input."""
-        shown_call = str(self.shown_call)
-        if shown_call:
-            return shown_call.replace("{function}", function_name)
+        if self.shown_call:
+            return str(self.shown_call).replace("{function}", function_name)
         parts = [describe_whole(a) for a in self.args]
         parts += [f"{k}={describe_whole(v)}" for k, v in self.kwargs.items()]
         return f"{function_name}({', '.join(parts)})"
