@@ -165,6 +165,6 @@ def test_running_an_untouched_exercise_fails_only_as_not_implemented(exercise):
         if "check(" in cell.source:
             check_cells += 1
             stdout = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-            assert NOT_IMPLEMENTED_VERDICT in stdout, f"cell {index}: {stdout!r}"
+            assert str(NOT_IMPLEMENTED_VERDICT) in stdout, f"cell {index}: {stdout!r}"
             assert "✗" not in stdout, f"cell {index} reports a failure before any work: {stdout!r}"
     assert check_cells, "an exercise without a single check cell"

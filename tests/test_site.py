@@ -21,21 +21,12 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.test_browser import CHROMIUM_ARGS  # the same headless flags as the lab tests
 from tools import site
 
 pytestmark = pytest.mark.browser
 
 SITE = site.DEFAULT_OUT
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--headless",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
 RENDER_TIMEOUT_MS = 30_000
 
@@ -53,7 +44,7 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[str]:
-    if not (SITE / site.EDITIONS["zh"]["index"]).is_file():
+    if not (SITE / site.EDITIONS["zh"].index).is_file():
         _unavailable(f"site not built: run python tools/site.py build ({site.VENDOR_INSTALL})")
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE))

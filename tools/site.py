@@ -21,6 +21,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -37,42 +38,59 @@ VENDOR_INSTALL = (
 TEMPLATES = Path(__file__).resolve().parent / "site_templates"
 DEFAULT_OUT = ROOT / "site"
 FOLDERS = ("notebooks", "exercises", "solutions")
-#: Per language: where its notebooks are, its index page, its words.
+
+
+@dataclass(frozen=True)
+class Edition:
+    """One language's edition: where its notebooks are, its index page, its words."""
+
+    source: Path
+    index: str
+    html_lang: str
+    title: str
+    subtitle: str
+    switch: str  # the language switch's label: the other language's name
+    home: str
+    chapter_column: str
+    labels: tuple[str, str, str]  # the lesson, exercise and solution columns
+    note: str
+
+
+#: Per language (the first is the default): its edition.
 EDITIONS = {
-    "zh": {
-        "source": ROOT,
-        "index": "index.html",
-        "html_lang": "zh-CN",
-        "title": "可靠的工具接口",
-        "subtitle": "Designing Reliable Tool Interfaces for Agents（中文版）",
-        "switch": "English",
-        "home": "课程目录",
-        "columns": ("章", "讲义", "练习", "参考答案"),
-        "lesson": "讲义",
-        "exercise": "练习",
-        "solution": "参考答案",
-        "note": (
-            "静态页面：控件显示保存时的状态，不会运行代码。要运行，请在 JupyterLab 里打开笔记本。"
-        ),
-    },
-    "en": {
-        "source": ROOT / "en",
-        "index": "index.en.html",
-        "html_lang": "en",
-        "title": "Designing Reliable Tool Interfaces for Agents",
-        "subtitle": "可靠的工具接口 (English edition)",
-        "switch": "中文",
-        "home": "Contents",
-        "columns": ("Chapter", "Lesson", "Exercise", "Solution"),
-        "lesson": "lesson",
-        "exercise": "exercise",
-        "solution": "solution",
-        "note": (
+    "zh": Edition(
+        source=ROOT,
+        index="index.html",
+        html_lang="zh-CN",
+        title="可靠的工具接口",
+        subtitle="Designing Reliable Tool Interfaces for Agents（中文版）",
+        switch="English",
+        home="课程目录",
+        chapter_column="章",
+        labels=("讲义", "练习", "参考答案"),
+        note="静态页面：控件显示保存时的状态，不会运行代码。要运行，请在 JupyterLab 里打开笔记本。",
+    ),
+    "en": Edition(
+        source=ROOT / "en",
+        index="index.en.html",
+        html_lang="en",
+        title="Designing Reliable Tool Interfaces for Agents",
+        subtitle="可靠的工具接口 (English edition)",
+        switch="中文",
+        home="Contents",
+        chapter_column="Chapter",
+        labels=("Lesson", "Exercise", "Solution"),
+        note=(
             "Static pages: widgets show the state they were saved in; no code runs."
             " To run a chapter, open its notebook in JupyterLab."
         ),
-    },
+    ),
 }
+
+
+def other_language(language: str) -> str:
+    """The language a page's switch leads to."""
+    return "en" if language == "zh" else "zh"
 
 
 class VendorMissing(RuntimeError):
@@ -95,8 +113,7 @@ class Page:
     @property
     def counterpart(self) -> str:
         """The same page in the other language."""
-        other = "en" if self.language == "zh" else "zh"
-        return f"{other}/{self.folder}/{self.notebook.stem}.html"
+        return f"{other_language(self.language)}/{self.folder}/{self.notebook.stem}.html"
 
 
 def pages() -> list[Page]:
@@ -104,7 +121,7 @@ def pages() -> list[Page]:
     found = []
     for language, edition in EDITIONS.items():
         for folder in FOLDERS:
-            for notebook in sorted((edition["source"] / folder).glob("[0-9][0-9]_*.ipynb")):
+            for notebook in sorted((edition.source / folder).glob("[0-9][0-9]_*.ipynb")):
                 found.append(Page(language, folder, notebook))
     return found
 
@@ -135,37 +152,41 @@ def title_of(notebook: Path) -> str:
     return notebook.stem
 
 
-def render_page(page: Page) -> str:
-    """The page's HTML: nbconvert's lab template with the course's header and no CDN."""
+def exporter() -> Any:
+    """nbconvert's HTML exporter with the course's template, the vendored scripts, no CDN."""
     from nbconvert import HTMLExporter
 
-    edition = EDITIONS[page.language]
-    other = EDITIONS["en" if page.language == "zh" else "zh"]
-    exporter = HTMLExporter(
+    return HTMLExporter(
         template_name="course",
         extra_template_basedirs=[str(TEMPLATES)],
         widget_renderer_url="../../vendor/embed-amd.js",
         require_js_url="../../vendor/require.js",
         mathjax_url="",
     )
+
+
+def render_page(page: Page, html_exporter: Any | None = None) -> str:
+    """The page's HTML: nbconvert's lab template with the course's header and no CDN."""
+    edition = EDITIONS[page.language]
+    other = EDITIONS[other_language(page.language)]
     resources = {
-        "language_code": edition["html_lang"],
+        "language_code": edition.html_lang,
         "course_nav": {
-            "index": f"../../{edition['index']}",
-            "index_label": edition["home"],
+            "index": f"../../{edition.index}",
+            "index_label": edition.home,
             "other": f"../../{page.counterpart}",
-            "other_lang": other["html_lang"],
-            "other_label": edition["switch"],
+            "other_lang": other.html_lang,
+            "other_label": edition.switch,
         },
     }
-    body, _ = exporter.from_filename(str(page.notebook), resources=resources)
+    body, _ = (html_exporter or exporter()).from_filename(str(page.notebook), resources=resources)
     return body
 
 
 def render_index(language: str, all_pages: list[Page]) -> str:
     """The language's index: the chapter table, a note and the language switch."""
     edition = EDITIONS[language]
-    other = "en" if language == "zh" else "zh"
+    other = EDITIONS[other_language(language)]
     by_chapter: dict[str, dict[str, Page]] = {}
     for page in all_pages:
         if page.language == language:
@@ -175,25 +196,23 @@ def render_index(language: str, all_pages: list[Page]) -> str:
         lesson = found.get("notebooks")
         title = html.escape(title_of(lesson.notebook)) if lesson else chapter
         cells = [f"<td>{chapter}</td>"]
-        for folder, label in zip(FOLDERS, ("lesson", "exercise", "solution"), strict=True):
+        for folder, label in zip(FOLDERS, edition.labels, strict=True):
             target = found.get(folder)
-            text = title if folder == "notebooks" else edition[label]
+            text = title if folder == "notebooks" else label.lower()
             cells.append(
                 f'<td><a href="{target.relative}">{text}</a></td>' if target else "<td></td>"
             )
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in edition["columns"])
-    target = EDITIONS[other]
-    switch = (
-        f'<p><a href="{target["index"]}" hreflang="{target["html_lang"]}">'
-        f"{edition['switch']}</a></p>"
-    )
+    columns = (edition.chapter_column, *edition.labels)
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
+    switch = f'<p><a href="{other.index}" hreflang="{other.html_lang}">{edition.switch}</a></p>'
+
     return f"""<!DOCTYPE html>
-<html lang="{edition["html_lang"]}">
+<html lang="{edition.html_lang}">
 <head>
 <meta charset="utf-8" />
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>{html.escape(edition["title"])}</title>
+<title>{html.escape(edition.title)}</title>
 <style type="text/css">
 body {{ font-family: sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; }}
 table {{ border-collapse: collapse; width: 100%; }}
@@ -202,15 +221,15 @@ th, td {{ border-bottom: 1px solid #ddd; padding: 6px 8px; text-align: left; }}
 </head>
 <body>
 {switch}
-<h1>{html.escape(edition["title"])}</h1>
-<p>{html.escape(edition["subtitle"])}</p>
+<h1>{html.escape(edition.title)}</h1>
+<p>{html.escape(edition.subtitle)}</p>
 <table>
 <thead><tr>{head}</tr></thead>
 <tbody>
 {chr(10).join(rows)}
 </tbody>
 </table>
-<p>{html.escape(edition["note"])}</p>
+<p>{html.escape(edition.note)}</p>
 </body>
 </html>
 """
@@ -226,13 +245,14 @@ def build(out: Path = DEFAULT_OUT) -> dict[str, float]:
     for source, name in files:
         shutil.copyfile(source, out / "vendor" / name)
     all_pages = pages()
+    html_exporter = exporter()  # one template load for every page
     for number, page in enumerate(all_pages, start=1):
         print(f"[{number}/{len(all_pages)}] {page.relative}", flush=True)
         target = out / page.relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(render_page(page), encoding="utf-8")
+        target.write_text(render_page(page, html_exporter), encoding="utf-8")
     for language, edition in EDITIONS.items():
-        (out / edition["index"]).write_text(render_index(language, all_pages), encoding="utf-8")
+        (out / edition.index).write_text(render_index(language, all_pages), encoding="utf-8")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     return {
         "pages": len(all_pages) + len(EDITIONS),

@@ -28,6 +28,7 @@ __all__ = [
     "LANGUAGE_VARIABLE",
     "Language",
     "Text",
+    "checked_language",
     "current_language",
     "tr",
     "use_language",
@@ -42,10 +43,11 @@ LANGUAGES: tuple[Language, ...] = ("zh", "en")
 LANGUAGE_VARIABLE = "TUTORIAL_LIB_LANGUAGE"
 
 
-def _checked(language: str) -> Language:
+def checked_language(language: str) -> Language:
+    """``language`` if the course is written in it; otherwise a ``ValueError`` naming both."""
     if language not in LANGUAGES:
         raise ValueError(
-            f"unknown language {language!r}: the course is written in {', '.join(LANGUAGES)}"
+            f"unknown language {language!r}: language must be one of {', '.join(LANGUAGES)}"
             f" (set {LANGUAGE_VARIABLE} to one of them, or leave it unset for zh)"
         )
     return "en" if language == "en" else "zh"
@@ -56,12 +58,12 @@ def use_language(language: Language) -> None:
 
     Sets :data:`LANGUAGE_VARIABLE` for this process and the processes it starts.
     """
-    os.environ[LANGUAGE_VARIABLE] = _checked(language)
+    os.environ[LANGUAGE_VARIABLE] = checked_language(language)
 
 
 def current_language() -> Language:
     """The language text is shown in now: :data:`LANGUAGE_VARIABLE`, or ``"zh"`` when unset."""
-    return _checked(os.environ.get(LANGUAGE_VARIABLE, "") or LANGUAGES[0])
+    return checked_language(os.environ.get(LANGUAGE_VARIABLE, "") or LANGUAGES[0])
 
 
 def tr(zh: str, en: str) -> str:
@@ -80,8 +82,12 @@ class Text:
     zh: str
     en: str
 
+    def in_language(self, language: Language) -> str:
+        """The text in ``language``, whatever the current language is."""
+        return self.en if language == "en" else self.zh
+
     def __str__(self) -> str:
-        return tr(self.zh, self.en)
+        return self.in_language(current_language())
 
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)

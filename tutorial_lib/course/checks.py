@@ -44,19 +44,9 @@ __all__ = [
 
 Status = Literal["pass", "fail", "error", "timeout", "not_implemented"]
 
-_NOT_IMPLEMENTED = Text(zh="尚未实现 (not implemented yet)", en="not implemented yet")
-
-#: The line a check prints while the exercise still holds nbgrader's stub, in the current
-#: language (a plain ``str``, so ``NOT_IMPLEMENTED_VERDICT in output`` works; the module's
-#: ``__getattr__`` renders it when it is read).
-NOT_IMPLEMENTED_VERDICT: str
-
-
-def __getattr__(name: str) -> str:
-    if name == "NOT_IMPLEMENTED_VERDICT":
-        return str(_NOT_IMPLEMENTED)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+#: The line a check prints while the exercise still holds nbgrader's stub (``str()`` of it
+#: is the current language's text).
+NOT_IMPLEMENTED_VERDICT = Text(zh="尚未实现 (not implemented yet)", en="not implemented yet")
 
 _MARKS: dict[Status, str] = {
     "pass": "✓",
@@ -168,7 +158,7 @@ class CheckReport:
         cases = "case" if self.total == 1 else "cases"
         out = [tr(f"检查 {name}：{self.total} 个用例", f"Checking {name}: {self.total} {cases}")]
         if self.not_implemented:
-            out.append(f"  {_MARKS['not_implemented']} {_NOT_IMPLEMENTED}")
+            out.append(f"  {_MARKS['not_implemented']} {NOT_IMPLEMENTED_VERDICT}")
             out.append(
                 tr(
                     f"    {name} 还在抛出 NotImplementedError：把 `raise NotImplementedError()`"

@@ -39,7 +39,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from tutorial_lib.core.language import LANGUAGES, Language, Text, current_language
+from tutorial_lib.core.language import Language, Text, checked_language, current_language
 from tutorial_lib.course.table import wrap
 
 __all__ = [
@@ -67,7 +67,7 @@ ANSWERS_ENV = "TUTORIAL_LIB_QUIZ_ANSWERS"
 LEARNER_ENV = "TUTORIAL_LIB_LEARNER"
 
 # What the learner reads around the questions, in both languages; a quiz shows the language it
-# was loaded in (see :func:`_in`). Placeholders are filled with ``str.format``.
+# was loaded in (see :meth:`Text.in_language`). Placeholders are filled with ``str.format``.
 _HEADER = Text(
     zh="自测：{title}（{count} 题；提交答案后才显示解释）",
     en="Quiz: {title} ({count} {questions}; the explanations appear only after you submit)",
@@ -92,19 +92,6 @@ _SCORE = Text(
     zh="已作答 {answered}/{total} 题，答对 {right} 题。",
     en="Answered {answered}/{total}, {right} correct.",
 )
-
-
-def _in(text: Text, language: Language) -> str:
-    """``text`` in ``language``: a quiz keeps the language it was loaded in."""
-    return text.en if language == "en" else text.zh
-
-
-def _checked_language(language: str | None) -> Language:
-    """``language``, or the current language when None; refuses anything but zh and en."""
-    chosen = current_language() if language is None else language
-    if chosen not in LANGUAGES:
-        raise ValueError(f"language must be one of {list(LANGUAGES)}, got {language!r}")
-    return "en" if chosen == "en" else "zh"
 
 
 @dataclass(frozen=True)
@@ -202,7 +189,7 @@ class Feedback:
     def verdict(self) -> str:
         """The first line of :meth:`text`: which option was chosen, and whether it is right."""
         verdict = _VERDICT_RIGHT if self.correct else _VERDICT_WRONG
-        return _in(verdict, self.language).format(
+        return verdict.in_language(self.language).format(
             number=self.number, chosen=self.chosen, answer=self.correct_answer
         )
 
@@ -214,10 +201,10 @@ class Feedback:
         ]
 
     def text(self) -> str:
-        explanation = _in(_EXPLANATION, self.language) + self.explanation
+        explanation = _EXPLANATION.in_language(self.language) + self.explanation
         lines = [self.verdict, *wrap(explanation, TEXT_WIDTH, "  ")]
         if self.reasons:
-            lines.append(_in(_REASONS, self.language))
+            lines.append(_REASONS.in_language(self.language))
             for line in self.reason_lines():
                 lines += wrap(f"  {line}", TEXT_WIDTH, "    ")
         return "\n".join(lines)
@@ -313,7 +300,9 @@ class Quiz:
         self.questions: tuple[Question, ...] = tuple(questions)
         self.chapter = chapter
         self.recorder = recorder
-        self.language: Language = _checked_language(language)
+        self.language: Language = (
+            current_language() if language is None else checked_language(language)
+        )
 
     def __len__(self) -> int:
         return len(self.questions)
@@ -363,10 +352,10 @@ class Quiz:
     def text(self) -> str:
         """The whole quiz as plain text, without answers or explanations."""
         questions = "question" if len(self) == 1 else "questions"
-        header = _in(_HEADER, self.language)
+        header = _HEADER.in_language(self.language)
         parts = [header.format(title=self.title, count=len(self), questions=questions)]
         parts += [q.text(i) for i, q in enumerate(self.questions, start=1)]
-        parts.append(_in(_HOW_TO_ANSWER, self.language))
+        parts.append(_HOW_TO_ANSWER.in_language(self.language))
         return "\n\n".join(parts)
 
     def show(self) -> None:
@@ -431,7 +420,7 @@ def quiz_from_dict(data: dict[str, Any], *, language: Language | None = None) ->
     ``prompt_en``, ``explanation_en``, ``text_en``, ``why_en``); a text without one is shown
     as it is. The bank's tests make sure every bank text has its sibling.
     """
-    chosen = _checked_language(language)
+    chosen = current_language() if language is None else checked_language(language)
     questions = [_question_from_dict(q, chosen) for q in data["questions"]]
     return Quiz(_field(data, "title", chosen), questions, language=chosen)
 
@@ -502,7 +491,7 @@ class _QuestionView:
             layout=widgets.Layout(width="auto"),
         ).add_class("tl-quiz-options")
         self.submit = widgets.Button(
-            description=_in(_SUBMIT, quiz.language), disabled=True, button_style="primary"
+            description=_SUBMIT.in_language(quiz.language), disabled=True, button_style="primary"
         ).add_class("tl-quiz-submit")
         self.feedback = widgets.HTML("").add_class("tl-quiz-feedback")
         self.box = widgets.VBox([self.prompt, self.options, self.submit, self.feedback])
@@ -531,7 +520,7 @@ def _feedback_html(result: Feedback) -> str:
         f'<div class="tl-quiz-verdict {css}" style="color:{color};font-weight:bold">'
         f"{html.escape(result.verdict)}</div>",
         f'<div class="tl-quiz-explanation">'
-        f"{html.escape(_in(_EXPLANATION, result.language) + result.explanation)}</div>",
+        f"{html.escape(_EXPLANATION.in_language(result.language) + result.explanation)}</div>",
     ]
     if result.reasons:
         items = "".join(
@@ -554,7 +543,7 @@ class QuizView(widgets.VBox):
     def __init__(self, quiz: Quiz) -> None:
         self.quiz = quiz
         self.answers: dict[int, Feedback] = {}
-        heading = _in(_HEADING, quiz.language).format(title=quiz.title)
+        heading = _HEADING.in_language(quiz.language).format(title=quiz.title)
         self.heading = widgets.HTML(f"<h3>{html.escape(heading)}</h3>")
         self.question_views = [
             _QuestionView(quiz, n, self._record) for n in range(1, len(quiz) + 1)
@@ -577,7 +566,7 @@ class QuizView(widgets.VBox):
 
     def _score_text(self) -> str:
         right = sum(f.correct for f in self.answers.values())
-        score = _in(_SCORE, self.quiz.language)
+        score = _SCORE.in_language(self.quiz.language)
         return score.format(answered=len(self.answers), total=len(self.quiz), right=right)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
