@@ -217,7 +217,6 @@ def english_notebook(notebook: Path, release: bool = False) -> nbformat.Notebook
     note = nbformat.v4.new_markdown_cell(OUTPUTS_NOTE)
     note.id = OUTPUTS_NOTE_ID
     nb.cells[first_code:first_code] = [note, switch]
-    nb.metadata["language_info"] = dict(nb.metadata.get("language_info", {}))
     nb.metadata["tutorial_lib"] = {"edition": "en", "translated_from": notebook.name}
     return nb
 
