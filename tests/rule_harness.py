@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutorial_lib.core.language import source_text
 from tutorial_lib.course.checks import Case, run_cases
 from tutorial_lib.course.rules import Rule, rules_without_cases
 
@@ -35,9 +36,9 @@ class Exercise:
 
 
 def failing(function: Callable[..., Any], cases: Sequence[Case], exercise: Exercise) -> list[str]:
-    """The names of the cases ``function`` does not pass."""
+    """The names (Chinese source) of the cases ``function`` does not pass."""
     report = run_cases(function, cases, key=exercise.key, time_limit_s=exercise.time_limit_s)
-    return [r.case.name for r in report.results if not r.passed]
+    return [source_text(r.case.name) for r in report.results if not r.passed]
 
 
 def problems(exercise: Exercise) -> list[str]:
@@ -53,7 +54,7 @@ def problems(exercise: Exercise) -> list[str]:
     wrong_hidden = failing(exercise.reference, hidden, exercise)
     if wrong_hidden:
         found.append(f"the reference fails hidden cases {wrong_hidden[:3]}")
-    names = [rule.name for rule in exercise.rules]
+    names = [source_text(rule.name) for rule in exercise.rules]
     for name in names:
         if name not in exercise.mutants:
             found.append(f"rule {name}: no mutant breaks it")
@@ -61,9 +62,10 @@ def problems(exercise: Exercise) -> list[str]:
         if name not in names:
             found.append(f"mutant {name}: no rule of that name")
             continue
-        rule = next(r for r in exercise.rules if r.name == name)
-        if rule.visible not in failing(mutant, exercise.visible, exercise):
-            found.append(f"rule {name}: the mutant passes its visible case {rule.visible!r}")
+        rule = next(r for r in exercise.rules if source_text(r.name) == name)
+        visible = source_text(rule.visible)
+        if visible not in failing(mutant, exercise.visible, exercise):
+            found.append(f"rule {name}: the mutant passes its visible case {visible!r}")
         if not failing(mutant, hidden, exercise):
             found.append(f"rule {name}: the mutant passes every hidden case")
     return found

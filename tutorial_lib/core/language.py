@@ -30,6 +30,7 @@ __all__ = [
     "Text",
     "checked_language",
     "current_language",
+    "source_text",
     "tr",
     "use_language",
 ]
@@ -101,3 +102,13 @@ class Text:
 
     def __radd__(self, other: object) -> str:
         return str(other) + str(self)
+
+
+def source_text(text: str | Text) -> str:
+    """The Chinese source of ``text`` (a plain string is its own source).
+
+    A bilingual *name* (a case's, a rule's) is identified by its source text, whatever
+    language it is shown in: rule tables point at a case by it, and grading records store
+    it, so a class graded in English matches the same cases as one graded in Chinese.
+    """
+    return text.zh if isinstance(text, Text) else text

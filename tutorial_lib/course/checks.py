@@ -85,6 +85,8 @@ class Case:
 
     ``args`` are passed positionally and ``kwargs`` by name. Both are deep-copied before
     each call, so a function that mutates its input cannot change later cases.
+    ``name`` is shown in the report (a :class:`~tutorial_lib.core.language.Text` in both
+    languages); its Chinese source (``source_text(case.name)``) identifies the case.
     ``hint`` is shown only when the case fails: name the rule it tests, not the answer.
     ``key`` (optional) maps this case's return value to what is compared, instead of the
     ``key`` given to :func:`check`. ``via`` (optional) makes the call: ``via(function,
@@ -92,7 +94,7 @@ class Case:
     calls; ``shown_call`` then says what it does (``{function}`` stands for the name).
     """
 
-    name: str
+    name: str | Text
     args: tuple[Any, ...] = ()
     expected: Any = None
     hint: str | Text = ""

@@ -64,7 +64,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from tutorial_lib.core.language import Text, tr
+from tutorial_lib.core.language import Text, source_text, tr
 from tutorial_lib.core.time_limit import TimeLimit
 from tutorial_lib.course import checks
 
@@ -358,6 +358,7 @@ def record_hidden(
     entries: list[list[Any]] = []
     timeouts = 0
     for case in cases:
+        name_id = source_text(case.name)  # the same record in either language
         args = copy.deepcopy(case.args)
         kwargs = copy.deepcopy(dict(case.kwargs))
         try:
@@ -367,20 +368,20 @@ def record_hidden(
                 else:
                     value = function(*args, **kwargs)
         except _RecordTimeout:
-            entries.append([case.name, "timeout"])
+            entries.append([name_id, "timeout"])
             timeouts += 1
             if timeouts >= stop_after:
                 break
             continue
         except NotImplementedError:
-            entries.append([case.name, "not_implemented"])
+            entries.append([name_id, "not_implemented"])
             break
         except KeyboardInterrupt:
             raise  # nbgrader's per-cell timeout interrupts the kernel: no record
         except BaseException as exc:  # noqa: BLE001 - a learner's bug is a recorded outcome
-            entries.append([case.name, "raise", type(exc).__name__, _exception_text(exc)])
+            entries.append([name_id, "raise", type(exc).__name__, _exception_text(exc)])
             continue
-        entries.append([case.name, "return", encode_value(value)])
+        entries.append([name_id, "return", encode_value(value)])
     _publish({"format": _LOG_FORMAT, "function": str(name)[:200], "cases": entries})
 
 
@@ -590,7 +591,9 @@ class _Replay:
         for entry in entries if isinstance(entries, list) else []:
             if isinstance(entry, list) and entry and isinstance(entry[0], str):
                 by_name.setdefault(entry[0], []).append(entry)
-        self._plan = [by_name[c.name].pop(0) if by_name.get(c.name) else None for c in cases]
+        # Recorded by the case name's Chinese source, whatever language the kernel spoke.
+        queues = [by_name.get(source_text(c.name)) for c in cases]
+        self._plan = [queue.pop(0) if queue else None for queue in queues]
         self._next = 0
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:

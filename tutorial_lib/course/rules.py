@@ -12,6 +12,10 @@ text states, one :class:`Rule` each, and for every rule:
 A solution notebook prints its table with :func:`rule_table`; ``tests/test_rule_tables.py``
 proves each row: the named visible case exists, and an answer that breaks only that rule
 (a "mutant" kept with the tests) fails it, while the reference passes every case.
+
+Names are bilingual (:class:`~tutorial_lib.core.language.Text`) and identified by their
+Chinese source: a rule points at its visible case with :func:`case_named`, which finds the
+case by that source and returns its name, so the English is written once, on the case.
 """
 
 from __future__ import annotations
@@ -19,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tutorial_lib.core.language import Text, tr
+from tutorial_lib.core.language import Text, source_text, tr
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.table import wrap
 
-__all__ = ["Rule", "rule_table", "rules_without_cases"]
+__all__ = ["Rule", "case_named", "rule_table", "rules_without_cases"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +36,7 @@ class Rule:
     text words it), the visible case that catches an answer breaking only this rule, and
     what the hidden cases vary for it."""
 
-    name: str
+    name: str | Text
     statement: str | Text
     visible: str | Text
     hidden: str | Text
@@ -43,11 +47,21 @@ class Rule:
                 raise ValueError(f"a Rule needs a non-empty {field_name}")
 
 
+def case_named(cases: Sequence[Case], source: str) -> str | Text:
+    """The name of the case of ``cases`` whose Chinese source is ``source`` (what a rule's
+    ``visible`` holds); a ``ValueError`` listing the table's names when there is none."""
+    for case in cases:
+        if source_text(case.name) == source:
+            return case.name
+    known = ", ".join(source_text(case.name) for case in cases)
+    raise ValueError(f"no case named {source!r} in this table; its cases: {known}")
+
+
 def rules_without_cases(rules: Sequence[Rule], cases: Sequence[Case]) -> list[str]:
-    """The rules whose ``visible`` case is not in ``cases`` (by case name): each one a
-    defect of the exercise's table."""
-    names = {case.name for case in cases}
-    return [rule.name for rule in rules if str(rule.visible) not in names]
+    """The rules whose ``visible`` case is not in ``cases`` (by the names' Chinese source),
+    as the rules' source names: each one a defect of the exercise's table."""
+    names = {source_text(case.name) for case in cases}
+    return [source_text(rule.name) for rule in rules if source_text(rule.visible) not in names]
 
 
 def rule_table(rules: Sequence[Rule], width: int = 92) -> str:
