@@ -5,7 +5,8 @@ build``, about 20 s). This test serves that folder on 127.0.0.1 and opens every 
 Debian's Chromium through Playwright with every request outside 127.0.0.1 aborted and
 counted: the count must be 0. On each page: no console error and no uncaught exception;
 every saved widget view rendered from its saved state; each chapter's quiz shows its
-questions, chapter 07's confirmation widgets show their buttons, and each page links to the
+questions in the page's language, chapter 07's confirmation widgets show their buttons, and
+each page links to the
 same page in the other language. Locally without Chromium or without a built site the test
 skips with the command to run; in CI (``CI=true``) it fails instead.
 """
@@ -14,10 +15,15 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
+import re
 import shutil
 import threading
 from collections.abc import Iterator
+from typing import Any
+
+import nbformat
 
 import pytest
 
@@ -29,6 +35,7 @@ pytestmark = pytest.mark.browser
 SITE = site.DEFAULT_OUT
 WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
 RENDER_TIMEOUT_MS = 30_000
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _unavailable(message: str) -> None:
@@ -68,6 +75,30 @@ def test_the_site_has_every_page_of_both_editions() -> None:
     by_language = {lang: [p for p in pages if p.language == lang] for lang in site.EDITIONS}
     assert len(by_language["zh"]) == len(by_language["en"]) == 30
     assert {p.counterpart for p in by_language["zh"]} == {p.relative for p in by_language["en"]}
+
+
+def test_an_english_page_gets_its_quiz_rebuilt_in_english_and_nothing_else_changes() -> None:
+    english = nbformat.read(site.ROOT / "en" / "notebooks" / "03_error_contracts.ipynb", 4)
+    bank = json.loads(
+        (site.ROOT / "tutorial_lib" / "course" / "quiz_bank" / "03.json").read_text("utf-8")
+    )
+    rebuilt = site.with_quiz_in("en", english)
+    state = rebuilt.metadata.widgets[site.WIDGET_STATE]["state"]
+    text = json.dumps(state, ensure_ascii=False)
+    first_line = bank["questions"][0]["prompt_en"].splitlines()[0]
+    assert first_line[:40] in text and not CJK.search(text)
+    views = [
+        output.data[site.WIDGET_VIEW]["model_id"]
+        for cell in rebuilt.cells
+        for output in cell.get("outputs", [])
+        if site.WIDGET_VIEW in output.get("data", {})
+    ]
+    assert views and all(view in state for view in views)
+    assert [c.source for c in rebuilt.cells] == [c.source for c in english.cells]
+    quizless = [i for i, c in enumerate(english.cells) if "load_quiz" not in c.source]
+    assert all(rebuilt.cells[i] == english.cells[i] for i in quizless)
+    saved = english.metadata.widgets[site.WIDGET_STATE]["state"]
+    assert CJK.search(json.dumps(saved, ensure_ascii=False)), "the saved quiz is the Chinese run's"
 
 
 def test_every_page_loads_offline_with_its_widgets_and_no_console_error(served: str) -> None:
@@ -120,6 +151,15 @@ def test_every_page_loads_offline_with_its_widgets_and_no_console_error(served: 
     assert problems == [], "\n".join(problems)
 
 
+def _quiz_speaks_the_page_language(locate: Any, name: str) -> bool:
+    """The quiz's first question is in the page's language: Chinese on a zh/ page, no Chinese
+    on an en/ page (whose quiz the build rebuilds in English: its saved outputs are the
+    Chinese run's)."""
+    prompt = locate(".tl-quiz-prompt").first.inner_text()
+    chinese = CJK.search(prompt) is not None
+    return chinese == name.startswith("zh/")
+
+
 def _check_page(page: object, name: str, views: int, problems: list[str]) -> None:
     locate = page.locator  # type: ignore[attr-defined]
     if name.startswith(("zh/notebooks/", "en/notebooks/")):
@@ -127,6 +167,8 @@ def _check_page(page: object, name: str, views: int, problems: list[str]) -> Non
             problems.append(f"{name}: no saved widget (the quiz needs one)")
         if locate(".tl-quiz-question").count() < 3:
             problems.append(f"{name}: the quiz's questions did not render")
+        elif not _quiz_speaks_the_page_language(locate, name):
+            problems.append(f"{name}: the quiz is not in the page's language")
     if "/notebooks/07_" in name and locate(".tl-confirm button").count() < 3:
         problems.append(f"{name}: the confirmation widgets did not render their buttons")
     if "/" in name:  # a notebook page: the language switch points at its counterpart

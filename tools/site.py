@@ -10,12 +10,19 @@ are copied from the npm packages ``.ci/run`` installs into ``.ci/node`` (the com
 :data:`VENDOR_INSTALL`); the page template loads no MathJax and no mermaid, so a page asks
 nothing of the network. An index per language lists the chapters, with a language switch
 on every page. Widgets show their saved state: no kernel runs behind a static page.
+
+One exception, for the English edition: its saved outputs are the Chinese run's (the
+translation copies them), so its quiz would be in Chinese. Each English lesson page's quiz is
+rebuilt in English from the library, by the call its cell makes (``load_quiz("NN")``), and
+its saved widget state replaced (:func:`with_quiz_in`); every other output stays as saved.
 """
 
 from __future__ import annotations
 
 import argparse
 import html
+import os
+import re
 import shutil
 import sys
 import time
@@ -165,6 +172,81 @@ def exporter() -> Any:
     )
 
 
+#: A lesson's quiz cell: ``quiz = load_quiz("03")`` then ``quiz.show()``.
+QUIZ_CELL = re.compile(r"load_quiz\(\"(\d\d)\"\)")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+
+
+def _reachable(root: str, state: dict[str, Any]) -> set[str]:
+    """The model ids a saved widget refers to (itself, children, layouts, styles...)."""
+    found: set[str] = set()
+    todo = [root]
+    while todo:
+        model_id = todo.pop()
+        if model_id in found or model_id not in state:
+            continue
+        found.add(model_id)
+        todo += re.findall(r"IPY_MODEL_([0-9a-f]+)", str(state[model_id]))
+    return found
+
+
+def _quiz_state(chapter: str, language: str) -> tuple[str, dict[str, Any]]:
+    """(root model id, saved state of every model) of ``load_quiz(chapter)``'s view, built
+    in ``language``."""
+    import ipywidgets
+
+    from tutorial_lib.core.language import LANGUAGE_VARIABLE, checked_language
+    from tutorial_lib.course.quiz import load_quiz
+
+    before = os.environ.get(LANGUAGE_VARIABLE)
+    os.environ[LANGUAGE_VARIABLE] = checked_language(language)
+    try:
+        view = load_quiz(chapter).widget()
+    finally:
+        if before is None:
+            os.environ.pop(LANGUAGE_VARIABLE, None)
+        else:
+            os.environ[LANGUAGE_VARIABLE] = before
+    widgets: dict[str, Any] = {}
+    todo = [view]
+    while todo:  # every widget the view holds: children, layouts, styles
+        widget = todo.pop()
+        if widget.model_id in widgets:
+            continue
+        widgets[widget.model_id] = widget
+        for name in widget.keys:
+            value = getattr(widget, name)
+            for item in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(item, ipywidgets.Widget):
+                    todo.append(item)
+    state = ipywidgets.Widget.get_manager_state(widgets=list(widgets.values()))["state"]
+    root = view.model_id
+    for widget in widgets.values():
+        widget.close()
+    return root, state
+
+
+def with_quiz_in(language: str, notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``notebook`` with each quiz cell's saved view replaced by the quiz built in
+    ``language`` (a copy; a notebook without a quiz comes back unchanged)."""
+    notebook = nbformat.from_dict(notebook)
+    widgets = notebook.metadata.setdefault("widgets", {})
+    saved = widgets.setdefault(WIDGET_STATE, {"version_major": 2, "version_minor": 0})
+    saved = saved.setdefault("state", {})
+    for cell in notebook.cells:
+        match = QUIZ_CELL.search(cell.source) if cell.cell_type == "code" else None
+        views = [o for o in cell.get("outputs", []) if WIDGET_VIEW in o.get("data", {})]
+        if match is None or len(views) != 1:
+            continue
+        for model_id in _reachable(views[0].data[WIDGET_VIEW]["model_id"], saved):
+            del saved[model_id]
+        root, state = _quiz_state(match.group(1), language)
+        saved.update(state)
+        views[0].data[WIDGET_VIEW]["model_id"] = root
+    return notebook
+
+
 def render_page(page: Page, html_exporter: Any | None = None) -> str:
     """The page's HTML: nbconvert's lab template with the course's header and no CDN."""
     edition = EDITIONS[page.language]
@@ -179,7 +261,10 @@ def render_page(page: Page, html_exporter: Any | None = None) -> str:
             "other_label": edition.switch,
         },
     }
-    body, _ = (html_exporter or exporter()).from_filename(str(page.notebook), resources=resources)
+    notebook = nbformat.read(page.notebook, as_version=4)
+    if page.language != "zh":  # saved in Chinese: the quiz is rebuilt in the page's language
+        notebook = with_quiz_in(page.language, notebook)
+    body, _ = (html_exporter or exporter()).from_notebook_node(notebook, resources=resources)
     return body
 
 
