@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.rule_harness import Exercise
 from tutorial_lib.core.authorization import is_secret_path, normalize_workspace_path
+from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.authz_cases import (
     CARRIER_CASES,
     EXERCISE_ACCESS,
@@ -178,7 +179,9 @@ EXERCISES = [
         visible=MAY_RUN_CASES,
         hidden=lambda: may_run_hidden_cases(),
         reference=library_may_run,
-        mutants={rule.name: make_may_run(rule.name) for rule in MAY_RUN_RULES},
+        mutants={
+            source_text(rule.name): make_may_run(source_text(rule.name)) for rule in MAY_RUN_RULES
+        },
     ),
     Exercise(
         name="06.is_untrusted",
@@ -186,6 +189,9 @@ EXERCISES = [
         visible=CARRIER_CASES,
         hidden=lambda: carrier_hidden_cases(),
         reference=library_is_untrusted,
-        mutants={rule.name: make_is_untrusted(rule.name) for rule in IS_UNTRUSTED_RULES},
+        mutants={
+            source_text(rule.name): make_is_untrusted(source_text(rule.name))
+            for rule in IS_UNTRUSTED_RULES
+        },
     ),
 ]

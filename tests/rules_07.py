@@ -7,6 +7,7 @@ from typing import Any
 
 from tests.rule_harness import Exercise
 from tutorial_lib.core.confirmation import approval_digest
+from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.approval_cases import (
     APPROVAL_ALLOWS_RULES,
     APPROVAL_CASES,
@@ -71,6 +72,9 @@ EXERCISES = [
         visible=APPROVAL_CASES,
         hidden=lambda: approval_hidden_cases(),
         reference=library_approval_allows,
-        mutants={rule.name: make_approval_allows(rule.name) for rule in APPROVAL_ALLOWS_RULES},
+        mutants={
+            source_text(rule.name): make_approval_allows(source_text(rule.name))
+            for rule in APPROVAL_ALLOWS_RULES
+        },
     ),
 ]

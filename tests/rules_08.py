@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.rule_harness import Exercise
+from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.eval_cases import (
     FIRST_CALL_CASES,
     FIRST_CALL_INVALID_RATIO_RULES,
@@ -57,7 +58,7 @@ EXERCISES = [
         hidden=lambda: first_call_hidden_cases(),
         reference=library_first_call_invalid_ratio,
         mutants={
-            rule.name: make_first_call_invalid_ratio(rule.name)
+            source_text(rule.name): make_first_call_invalid_ratio(source_text(rule.name))
             for rule in FIRST_CALL_INVALID_RATIO_RULES
         },
     ),

@@ -27,6 +27,7 @@ from tutorial_lib.core.confirmation import (
     Question,
     approval_digest,
 )
+from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.approval_cases import (
     APPROVAL_CASES,
     approval_hidden_cases,
@@ -43,8 +44,8 @@ def refused(problem: str) -> dict[str, Any]:
 
 
 def failing(function: Callable[..., Any], cases: tuple[Case, ...]) -> list[str]:
-    """The names of the cases ``function`` does not pass."""
-    return [r.case.name for r in run_cases(function, cases).results if not r.passed]
+    """The names (Chinese source) of the cases ``function`` does not pass."""
+    return [source_text(r.case.name) for r in run_cases(function, cases).results if not r.passed]
 
 
 def outcome(case: Case) -> str:
@@ -88,13 +89,14 @@ def test_the_visible_table_has_a_case_for_every_problem() -> None:
 
 
 def test_names_are_distinct_and_hints_name_the_rule() -> None:
-    names = [case.name for case in APPROVAL_CASES]
+    names = [source_text(case.name) for case in APPROVAL_CASES]
     assert len(set(names)) == len(names), names
     for case in APPROVAL_CASES:
         assert all(text.strip() for text in languages(case.hint)), case.name
         if not case.expected["allowed"]:
             assert all(case.expected["problem"] in text for text in languages(case.hint)), case.name
-            assert case.expected["problem"] in case.name, case.name
+            problem = case.expected["problem"]
+            assert all(problem in text for text in languages(case.name)), case.name
 
 
 def problems_present(case: Case) -> set[str]:

@@ -31,6 +31,7 @@ from tutorial_lib.core.authorization import (
     normalize_workspace_path,
 )
 from tutorial_lib.core.host import Host
+from tutorial_lib.core.language import source_text
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.course.cases.authz_cases import (
     CARRIER_CASES,
@@ -83,8 +84,8 @@ def refused(rule: str) -> dict[str, Any]:
 
 
 def failing(function: Callable[..., Any], cases: tuple[Case, ...]) -> list[str]:
-    """The names of the cases ``function`` does not pass."""
-    return [r.case.name for r in run_cases(function, cases).results if not r.passed]
+    """The names (Chinese source) of the cases ``function`` does not pass."""
+    return [source_text(r.case.name) for r in run_cases(function, cases).results if not r.passed]
 
 
 # --------------------------------------------------------------------------- the reference
@@ -122,8 +123,9 @@ def test_the_visible_table_has_a_case_for_every_rule() -> None:
 
 def test_names_are_distinct_and_hints_name_the_rule() -> None:
     for cases in (MAY_RUN_CASES, CARRIER_CASES):
-        names = [case.name for case in cases]
-        assert len(set(names)) == len(names), names
+        for shown in (source_text, str):
+            names = [shown(case.name) for case in cases]
+            assert len(set(names)) == len(names), names
         assert all(text.strip() for case in cases for text in languages(case.hint))
     for case in MAY_RUN_CASES:
         if not case.expected["allowed"]:
@@ -365,7 +367,7 @@ def test_a_netloc_answer_is_first_told_the_port_is_not_the_host() -> None:
     are FLAWS above: each fails the case of the rule it breaks.)"""
     report = run_cases(make_may_run("netloc"), MAY_RUN_CASES)
     first = next(r for r in report.results if not r.passed)
-    assert first.case.name == "放行：url 带端口"
+    assert source_text(first.case.name) == "放行：url 带端口"
     assert "端口" in str(first.case.hint) and "netloc" in str(first.case.hint)
     assert "port" in first.case.hint.en and "netloc" in first.case.hint.en
     assert "https://collector.example:8443/in" in "\n".join(report.lines())  # the whole input
@@ -416,7 +418,11 @@ def test_the_carrier_tables_agree_with_each_other() -> None:
         assert UNTRUSTED_FIELDS[tool], tool
         assert set(fields) - UNTRUSTED_FIELDS[tool], tool
     # the visible table asks about real fields, apart from its two "never classified" rows
-    unknown = [c.name for c in CARRIER_CASES if c.args[1] not in RESULT_FIELDS.get(c.args[0], ())]
+    unknown = [
+        source_text(c.name)
+        for c in CARRIER_CASES
+        if c.args[1] not in RESULT_FIELDS.get(c.args[0], ())
+    ]
     assert unknown == ["没登记的工具", "没见过的字段"]
     assert {c.args[0] for c in CARRIER_CASES} >= set(RESULT_FIELDS)
     assert Counter(c.expected for c in CARRIER_CASES)[False] >= 10

@@ -12,7 +12,10 @@
 - the ``fix_for`` table is exhaustive, names only the four fixes, and its failures are
   worded as symptoms: no failure carries its fix's give-away words;
 - the exercise's setup names (``FAILURES``, ``FIX_CASES``, ``INTERFACE_FIXES``) never
-  hold a fix in the clear: no case's name, hint or expected value tells the answer.
+  hold a fix in the clear, in either language: no case's name, hint or expected value
+  tells the answer;
+- the failures reach the learner's ``fix_for`` in the language being shown, and the
+  answers are sealed with the Chinese source, so one answer key serves both languages.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from tutorial_lib.agent.loop import (
     zero_based_lines,
 )
 from tutorial_lib.core.host import Host
+from tutorial_lib.core.language import LANGUAGE_VARIABLE, LANGUAGES, Text, source_text
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.course.cases.eval_cases import (
     FAILURES,
@@ -50,7 +54,7 @@ from tutorial_lib.course.cases.eval_cases import (
     library_fix_for,
     transcripts_from_runs,
 )
-from tutorial_lib.course.checks import Case, check_hidden, run_cases
+from tutorial_lib.course.checks import Case, check_hidden, describe_whole, run_cases
 from tutorial_lib.examples.tasks import with_bare_errors
 from tutorial_lib.workspace.read import read_lines_tool
 
@@ -58,8 +62,8 @@ Runs = list[list[dict[str, Any]]]
 
 
 def failing(function: Callable[..., Any], cases: tuple[Case, ...]) -> list[str]:
-    """The names of the cases ``function`` does not pass."""
-    return [r.case.name for r in run_cases(function, cases).results if not r.passed]
+    """The names (Chinese source) of the cases ``function`` does not pass."""
+    return [source_text(r.case.name) for r in run_cases(function, cases).results if not r.passed]
 
 
 # --------------------------------------------------------------------------- exercise 1: reference
@@ -110,8 +114,9 @@ def test_the_hidden_cases_tell_first_last_and_any_call_apart() -> None:
 
 
 def test_the_visible_table_fits_a_cell_and_names_are_distinct() -> None:
-    names = [case.name for case in FIRST_CALL_CASES]
-    assert len(set(names)) == len(names), names
+    for index in range(len(LANGUAGES)):
+        names = [languages(case.name)[index] for case in FIRST_CALL_CASES]
+        assert len(set(names)) == len(names), names
     assert len(FIRST_CALL_CASES) <= 15
     assert all(text.strip() for case in FIRST_CALL_CASES for text in languages(case.hint))
     assert {type(case.expected) for case in FIRST_CALL_CASES} == {float, type(None)}
@@ -240,7 +245,7 @@ def test_a_wrong_type_fails_with_the_type_rule_and_the_type_case_comes_first() -
     for wrong, kind in ((as_bool, "bool"), (make_first_call_invalid_ratio("as_string"), "str")):
         report = run_cases(wrong, FIRST_CALL_CASES)
         first = next(r for r in report.results if not r.passed)
-        assert first.case is FIRST_CALL_CASES[0] and "类型" in first.case.name
+        assert first.case is FIRST_CALL_CASES[0] and "类型" in source_text(first.case.name)
         assert "int、float 或 fractions.Fraction" in str(first.case.hint)
         assert "fractions.Fraction" in first.case.hint.en
         text = "\n".join(report.lines())
@@ -307,24 +312,30 @@ def test_the_fix_table_is_exhaustive_and_uses_only_the_four_fixes() -> None:
     ]
     assert len(FAILURES) == len(set(FAILURES)) == 10
     assert [case.args for case in FIX_CASES] == [(failure,) for failure in FAILURES]
-    assert [case.key for case in FIX_CASES] == [FixKey(failure) for failure in FAILURES]
+    assert [case.key for case in FIX_CASES] == [FixKey(source_text(f)) for f in FAILURES]
     per_fix = Counter(ANSWERS.values())
     assert set(per_fix) == set(INTERFACE_FIXES)
     assert min(per_fix.values()) >= 2, per_fix
-    names = [case.name for case in FIX_CASES]
-    assert names == [f"失败 {n}" for n in range(1, 11)]
+    assert [source_text(case.name) for case in FIX_CASES] == [f"失败 {n}" for n in range(1, 11)]
+    assert [languages(case.name)[1] for case in FIX_CASES] == [f"failure {n}" for n in range(1, 11)]
     assert all(description.strip() for description in INTERFACE_FIXES.values())
 
 
-def test_the_setup_names_do_not_hold_the_answer_key() -> None:
-    """What the exercise imports shows no fix per failure: not in names, hints or values."""
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_setup_names_do_not_hold_the_answer_key(
+    language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the exercise imports shows no fix per failure, in either language: not in
+    names, hints, values or the call the report prints."""
     import tutorial_lib.course.cases.eval_cases as module
 
+    monkeypatch.setenv(LANGUAGE_VARIABLE, language)
     assert "FAILURE_FIXES" not in module.__all__ and not hasattr(module, "FAILURE_FIXES")
-    assert isinstance(FAILURES, tuple) and all(type(f) is str for f in FAILURES)
+    assert isinstance(FAILURES, tuple) and all(type(f) is Text for f in FAILURES)
+    assert all(type(w) is str and w.strip() for f in FAILURES for w in languages(f))
     for case in FIX_CASES:
         assert case.hint == FIX_HINT
-        shown = f"{case.name} {case.hint} {case.expected!r} {case!r}"
+        shown = f"{case.name} {case.hint} {case.expected!r} {case!r} {case.call_text('fix_for')}"
         assert not [fix for fix in INTERFACE_FIXES if fix in shown], shown
         assert isinstance(case.expected, SealedAnswer)
     # Every expected value is sealed with its own failure: equal fixes look different.
@@ -345,8 +356,9 @@ def test_a_fix_of_the_wrong_type_or_name_fails_with_the_rule() -> None:
 def test_no_failure_gives_its_fix_away_by_keywords() -> None:
     for failure, fix in ANSWERS.items():
         words = [part for part in fix.split("_") if len(part) > 3] + list(GIVE_AWAY[fix])
-        found = [word for word in words if word.lower() in failure.lower()]
-        assert not found, (failure, found)
+        for wording in languages(failure):
+            found = [word for word in words if word.lower() in wording.lower()]
+            assert not found, (wording, found)
 
 
 def test_no_fix_description_repeats_a_failures_telltale_token() -> None:
@@ -358,6 +370,35 @@ def test_no_fix_description_repeats_a_failures_telltale_token() -> None:
 def test_an_unknown_failure_is_not_an_exercise_input() -> None:
     with pytest.raises(KeyError, match="not a failure of the exercise"):
         library_fix_for("the model was tired")
+    for failure, fix in ANSWERS.items():  # a Text, or its wording in either language
+        assert [library_fix_for(f) for f in (failure, failure.zh, failure.en)] == [fix] * 3
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_learner_reads_each_failure_in_the_language_shown(
+    language: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``fix_for`` gets the failure as a ``str`` in the current language, the report's call
+    shows that wording, and the answers sealed with the Chinese source check it."""
+    monkeypatch.setenv(LANGUAGE_VARIABLE, language)
+    wordings = {
+        languages(failure)[LANGUAGES.index(language)]: fix for failure, fix in ANSWERS.items()
+    }
+    seen: list[Any] = []
+
+    def fix_for(failure: Any) -> str:
+        seen.append(failure)
+        return wordings[failure]
+
+    report = run_cases(fix_for, FIX_CASES)
+    assert report.all_passed, "\n".join(report.lines())
+    assert seen == [str(failure) for failure in FAILURES] and all(type(f) is str for f in seen)
+    wrong = run_cases(lambda failure: "units", FIX_CASES)
+    text = "\n".join(wrong.lines())
+    for result in wrong.results:  # a failing case shows the call with the wording it passed
+        (failure,) = result.case.args
+        call = f"<lambda>({describe_whole(str(failure))})"
+        assert (call in text) is (not result.passed), (call, text)
 
 
 def test_shortcuts_fail_the_fix_table() -> None:

@@ -30,13 +30,9 @@ DATA_MARK = "data, not learner text"
 #: questions the desk asks.
 LEARNER_FACING = sorted((PACKAGE / "course").rglob("*.py")) + [PACKAGE / "worlds" / "desk.py"]
 BILINGUAL_CALLS = {"Text", "tr"}
-#: Arguments that name a case or a rule: identifiers the rule tables (tests/rules_NN.py) and
-#: the grading records match on, still Chinese only. Translating them is open work (see the
-#: README's English edition section); they are exempt from the scan until then.
-IDENTIFIER_ARGUMENTS = {"Case": (("name", 0),), "Rule": (("name", 0), ("visible", 2))}
-#: A module's own case builder (a function annotated ``-> Case`` whose first parameter is
-#: ``name`` or ``label``, e.g. ``_may``) takes the case's name first.
-NAME_PARAMETERS = ("name", "label")
+#: Arguments that are not learner text: ``case_named(cases, source)`` finds a case by the
+#: Chinese source of its name (the name itself, shown to the learner, is a ``Text``).
+IDENTIFIER_ARGUMENTS = {"case_named": (("source", 1),)}
 
 
 def test_chinese_by_default_and_english_after_the_switch(monkeypatch: pytest.MonkeyPatch):
@@ -83,24 +79,14 @@ def _docstrings(tree: ast.AST) -> set[int]:
 
 
 def _identifier_arguments(tree: ast.AST) -> set[int]:
-    """The string nodes naming a case (``Case(name, ...)``) or a rule (``Rule(name, ...,
-    visible, ...)``): see :data:`IDENTIFIER_ARGUMENTS`."""
-    builders = {
-        node.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef)
-        and node.returns is not None
-        and ast.unparse(node.returns) == "Case"
-        and node.args.args
-        and node.args.args[0].arg in NAME_PARAMETERS
-    }
+    """The string nodes that look a case up by its source name: see
+    :data:`IDENTIFIER_ARGUMENTS`."""
     found: set[int] = set()
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         name = getattr(node.func, "id", getattr(node.func, "attr", ""))
-        builder = (("name", 0),) if name in builders else ()
-        for keyword, index in IDENTIFIER_ARGUMENTS.get(name, builder):
+        for keyword, index in IDENTIFIER_ARGUMENTS.get(name, ()):
             values = [k.value for k in node.keywords if k.arg == keyword]
             if len(node.args) > index:
                 values.append(node.args[index])
@@ -187,11 +173,13 @@ def test_the_scan_finds_a_plain_chinese_string_and_accepts_the_bilingual_forms(t
         'B = tr(f"第 {1} 行", "line 1")\n'
         'C = "仓库"  # data, not learner text\n'
         'D = "漏掉的"\n'
-        'E = f"也漏掉了 {A}"\n',
+        'E = f"也漏掉了 {A}"\n'
+        'F = Case("只有中文的用例名")\n'
+        'G = case_named(CASES, "按中文源文找用例")\n',
         encoding="utf-8",
     )
     try:
         found = chinese_outside_text(module)
     finally:
         module.unlink()
-    assert [line.split(": ", 1)[0].rsplit(":", 1)[1] for line in found] == ["6", "7"]
+    assert [line.split(": ", 1)[0].rsplit(":", 1)[1] for line in found] == ["6", "7", "8"]

@@ -27,6 +27,7 @@ import pytest
 from mcp import Client
 
 from tutorial_lib.core.authorization import workspace_access
+from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.mcp_cases import (
     VISIBLE_FILES,
     WORD_COUNT_CASES,
@@ -44,7 +45,7 @@ from tutorial_lib.design.exports import to_mcp
 
 
 def failing(function: Any, cases: Any = WORD_COUNT_CASES) -> list[str]:
-    return [r.case.name for r in run_cases(function, cases).results if not r.passed]
+    return [source_text(r.case.name) for r in run_cases(function, cases).results if not r.passed]
 
 
 def call(spec: Any, arguments: Any, files: Any = VISIBLE_FILES, name: str = "word_count") -> Any:
@@ -89,9 +90,9 @@ def test_the_hidden_cases_reach_every_outcome() -> None:
 
 
 def test_every_rule_names_a_visible_case_listing_rules_first() -> None:
-    by_name = {case.name: case for case in WORD_COUNT_CASES}
+    by_name = {source_text(case.name): case for case in WORD_COUNT_CASES}
     assert len(by_name) == len(WORD_COUNT_CASES)
-    kinds = [by_name[rule.visible].via.__name__ for rule in WORD_COUNT_SPEC_RULES]  # type: ignore[union-attr]
+    kinds = [by_name[source_text(rule.visible)].via.__name__ for rule in WORD_COUNT_SPEC_RULES]  # type: ignore[union-attr]
     assert kinds == ["_via_listing"] * 8 + ["_via_call"] * 7
 
 

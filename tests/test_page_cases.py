@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.rules_04 import READ_CURSOR_MUTANTS
+from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases import page_cases as p
 from tutorial_lib.course.checks import check_hidden, run_cases
 
@@ -20,7 +21,7 @@ UNSIGNED = READ_CURSOR_MUTANTS["位置没有上限（2**64 及以上）"]
 
 def test_signed_packing_fails_at_2_63_as_a_reported_case():
     report = run_cases(SIGNED, p.CURSOR_CASES)
-    failed = {r.case.name: r for r in report.results if not r.passed}
+    failed = {source_text(r.case.name): r for r in report.results if not r.passed}
     assert set(failed) == {"位置 2**63（有符号 64 位整数装不下）", "位置 2**64（64 位整数装不下）"}
     result = failed["位置 2**63（有符号 64 位整数装不下）"]
     assert result.status == "error" and result.got.startswith("error:")
@@ -30,7 +31,11 @@ def test_signed_packing_fails_at_2_63_as_a_reported_case():
 
 
 def test_unsigned_packing_fails_only_at_2_64():
-    failed = [r.case.name for r in run_cases(UNSIGNED, p.CURSOR_CASES).results if not r.passed]
+    failed = [
+        source_text(r.case.name)
+        for r in run_cases(UNSIGNED, p.CURSOR_CASES).results
+        if not r.passed
+    ]
     assert failed == ["位置 2**64（64 位整数装不下）"]
 
 

@@ -4,11 +4,16 @@ answer breaking only that rule (see tests/rule_harness.py)."""
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 import pytest
 
 from tests.rule_harness import Exercise, problems
+from tutorial_lib.core.language import LANGUAGE_VARIABLE, source_text
+from tutorial_lib.course.rules import rule_table
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 MODULES = sorted(p.stem for p in Path(__file__).parent.glob("rules_[0-9][0-9].py"))
 
@@ -23,6 +28,31 @@ def exercises() -> list[Exercise]:
 @pytest.mark.parametrize("exercise", exercises(), ids=lambda e: e.name)
 def test_every_rule_has_a_case_that_fails_an_answer_breaking_only_it(exercise: Exercise) -> None:
     assert not problems(exercise), "\n".join(problems(exercise))
+
+
+@pytest.mark.parametrize("exercise", exercises(), ids=lambda e: e.name)
+def test_an_english_learner_reads_every_case_name_hint_and_rule_in_english(
+    exercise: Exercise, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a check prints about a case (its name, its hint) and the printed rule table
+    have no Chinese left in the English edition; the visible names stay unique in both
+    languages (a report line must say which case it is)."""
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "en")
+    chinese = [
+        f"case {source_text(case.name)!r}: its {part} {str(text)!r}"
+        for case in [*exercise.visible, *exercise.hidden()]
+        for part, text in (("name", case.name), ("hint", case.hint))
+        if CJK.search(str(text))
+    ]
+    chinese += [
+        f"rule table: {line.strip()}"
+        for line in rule_table(exercise.rules).splitlines()
+        if CJK.search(line)
+    ]
+    assert not chinese, "Chinese in the English edition:\n" + "\n".join(chinese)
+    for shown in (str, source_text):
+        names = [shown(case.name) for case in exercise.visible]
+        assert len(names) == len(set(names)), f"two visible cases share a name: {names}"
 
 
 def test_every_exercise_function_has_a_rule_table() -> None:

@@ -24,7 +24,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import nbformat
-
 import pytest
 
 from tests.test_browser import CHROMIUM_ARGS  # the same headless flags as the lab tests

@@ -12,6 +12,7 @@ import dataclasses
 import pytest
 
 from tests.rules_02 import CLOSE, GET, LIST
+from tutorial_lib.core.language import source_text
 from tutorial_lib.core.tools import ToolSpec
 from tutorial_lib.course.cases import toolset_cases as t
 from tutorial_lib.course.checks import check_hidden, run_cases
@@ -79,7 +80,7 @@ def _with_description(index: int, text: str):
 
 def _failing(fixed_tools) -> dict[str, tuple[str, ...]]:
     report = run_cases(fixed_tools, t.FIXED_TOOLS_CASES)
-    return {r.case.name: r.all_details for r in report.results if not r.passed}
+    return {source_text(r.case.name): r.all_details for r in report.results if not r.passed}
 
 
 @pytest.mark.parametrize("index", [GET, LIST])

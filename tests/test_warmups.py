@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.warmups import LINE_AT_CASES, READ_ALL_PAGES_CASES, FakePages
 from tutorial_lib.course.checks import run_cases
 
@@ -56,7 +57,9 @@ def test_reference_read_all_pages_passes_every_case():
     ],
 )
 def test_line_at_table_catches_the_classic_mistakes(mistake, failing_case):
-    failed = {r.case.name for r in run_cases(mistake, LINE_AT_CASES).results if not r.passed}
+    failed = {
+        source_text(r.case.name) for r in run_cases(mistake, LINE_AT_CASES).results if not r.passed
+    }
     assert failing_case in failed
 
 
@@ -98,7 +101,7 @@ def no_loop_guard(fetch_page):
 )
 def test_read_all_pages_table_catches_the_classic_mistakes(mistake, failing_case, status):
     results = {
-        r.case.name: r.status
+        source_text(r.case.name): r.status
         for r in run_cases(mistake, READ_ALL_PAGES_CASES, time_limit_s=0.3).results
     }
     assert results[failing_case] == status
@@ -132,7 +135,7 @@ def test_fake_pages_with_an_unguessable_prefix():
 
 def failed_names(function, cases, **kw):
     return {
-        r.case.name
+        source_text(r.case.name)
         for r in run_cases(function, cases, time_limit_s=0.3, **kw).results
         if not r.passed
     }
@@ -381,7 +384,9 @@ def test_fixed_tools_table_refuses_three_good_tools_of_another_domain():
 
     failed = failed_names(lambda: list(GOOD_TOOLSET[:3]), FIXED_TOOLS_CASES)
     assert "linter 没有发现" not in failed
-    assert {c.name for c in FIXED_TOOLS_CASES if "的能力" in c.name} <= failed
+    assert {
+        source_text(c.name) for c in FIXED_TOOLS_CASES if "的能力" in source_text(c.name)
+    } <= failed
 
 
 def test_cursor_tables_refuse_a_plain_text_key_and_a_padded_standard_base64():

@@ -845,8 +845,9 @@ def test_the_exercise_cases_have_distinct_names_and_hints() -> None:
     from tutorial_lib.course.cases.write_cases import RECONCILE_CASES, WRITE_DECISION_CASES
 
     for cases in (WRITE_DECISION_CASES, RECONCILE_CASES):
-        labels = [case.name for case in cases]
-        assert len(set(labels)) == len(labels), labels
+        for index in range(2):  # each language: the Chinese names, then the English ones
+            labels = [languages(case.name)[index] for case in cases]
+            assert len(set(labels)) == len(labels), labels
         assert all(text.strip() for case in cases for text in languages(case.hint))
 
 

@@ -84,9 +84,7 @@ class Case:
     """One row of a case table: a name, the call's arguments, the expected value, a hint.
 
     ``args`` are passed positionally and ``kwargs`` by name. Both are deep-copied before
-    each call, so a function that mutates its input cannot change later cases.
-    ``name`` is shown in the report (a :class:`~tutorial_lib.core.language.Text` in both
-    languages); its Chinese source (``source_text(case.name)``) identifies the case.
+    each call: a function that mutates its input cannot change later cases.
     ``hint`` is shown only when the case fails: name the rule it tests, not the answer.
     ``key`` (optional) maps this case's return value to what is compared, instead of the
     ``key`` given to :func:`check`. ``via`` (optional) makes the call: ``via(function,

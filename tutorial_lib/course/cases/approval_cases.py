@@ -66,7 +66,7 @@ from tutorial_lib.core.confirmation import (
 )
 from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule
+from tutorial_lib.course.rules import Rule, case_named
 
 __all__ = [
     "APPROVAL_CASES",
@@ -193,7 +193,7 @@ def _refused(problem: str) -> dict[str, Any]:
 
 
 def _case(
-    name: str,
+    name: str | Text,
     approval: dict[str, Any],
     call: dict[str, Any],
     expected: Mapping[str, Any],
@@ -222,7 +222,7 @@ def _comment_approval(**changes: Any) -> dict[str, Any]:
 APPROVAL_CASES: tuple[Case, ...] = (
     # -- let through
     _case(
-        "放行：批准的正是这次调用",
+        Text(zh="放行：批准的正是这次调用", en="allowed: the approval is for exactly this call"),
         _COMMENT_APPROVAL,
         _COMMENT_CALL,
         _ALLOWED,
@@ -233,7 +233,7 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "放行：now 恰好等于 expires_at",
+        Text(zh="放行：now 恰好等于 expires_at", en="allowed: now exactly equals expires_at"),
         _COMMENT_APPROVAL,
         _COMMENT_CALL,
         _ALLOWED,
@@ -246,7 +246,7 @@ APPROVAL_CASES: tuple[Case, ...] = (
         now=_EXPIRES,
     ),
     _case(
-        "放行：参数的键换了顺序",
+        Text(zh="放行：参数的键换了顺序", en="allowed: the arguments' keys in another order"),
         _COMMENT_APPROVAL,
         _call(_COMMENT_TOOL, dict(reversed(list(_comment().items())))),
         _ALLOWED,
@@ -259,7 +259,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "放行：用户选定的服务器组已填入",
+        Text(
+            zh="放行：用户选定的服务器组已填入",
+            en="allowed: the host group the user chose is filled in",
+        ),
         _approval(_DEPLOY_TOOL, _deploy("canary")),
         _call(_DEPLOY_TOOL, _deploy("canary")),
         _ALLOWED,
@@ -271,7 +274,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
     ),
     # -- other_session
     _case(
-        "other_session：另一个会话的批准",
+        Text(
+            zh="other_session：另一个会话的批准",
+            en="other_session: an approval from another session",
+        ),
         _comment_approval(session=_OTHER_SESSION),
         _COMMENT_CALL,
         _refused("other_session"),
@@ -285,7 +291,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
     ),
     # -- other_tool
     _case(
-        "other_tool：批准的是编辑，调用的是删除",
+        Text(
+            zh="other_tool：批准的是编辑，调用的是删除",
+            en="other_tool: the approval is for an edit, the call is a delete",
+        ),
         _approval(_EDIT_TOOL, _sorted({**_DELETE_ARGUMENTS, "body": "Fixed in 9f3c2e1."})),
         _call(_DELETE_TOOL, _DELETE_ARGUMENTS),
         _refused("other_tool"),
@@ -298,7 +307,7 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "other_tool：工具名区分大小写",
+        Text(zh="other_tool：工具名区分大小写", en="other_tool: tool names are case-sensitive"),
         _MERGE_APPROVAL,
         _call("GitHub_PR_Merge", _merge()),
         _refused("other_tool"),
@@ -312,7 +321,7 @@ APPROVAL_CASES: tuple[Case, ...] = (
     ),
     # -- used
     _case(
-        "used：第二次点击（executed）",
+        Text(zh="used：第二次点击（executed）", en="used: a second click (executed)"),
         _comment_approval(state="executed"),
         _COMMENT_CALL,
         _refused("used"),
@@ -326,7 +335,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
     ),
     # -- not_accepted
     _case(
-        "not_accepted：用户拒绝了（declined）",
+        Text(
+            zh="not_accepted：用户拒绝了（declined）",
+            en="not_accepted: the user said no (declined)",
+        ),
         _comment_approval(state="declined"),
         _COMMENT_CALL,
         _refused("not_accepted"),
@@ -337,7 +349,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "not_accepted：用户取消了（cancelled）",
+        Text(
+            zh="not_accepted：用户取消了（cancelled）",
+            en="not_accepted: the user closed the question (cancelled)",
+        ),
         _comment_approval(state="cancelled"),
         _COMMENT_CALL,
         _refused("not_accepted"),
@@ -348,7 +363,7 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "not_accepted：还没回答（asked）",
+        Text(zh="not_accepted：还没回答（asked）", en="not_accepted: no answer yet (asked)"),
         _comment_approval(state="asked"),
         _COMMENT_CALL,
         _refused("not_accepted"),
@@ -360,7 +375,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "not_accepted：还没回答，参数里却写着 approved: true",
+        Text(
+            zh="not_accepted：还没回答，参数里却写着 approved: true",
+            en="not_accepted: no answer yet, but the arguments say approved: true",
+        ),
         _comment_approval(state="asked"),
         _call(_COMMENT_TOOL, _comment(approved=True)),
         _refused("not_accepted"),
@@ -375,7 +393,7 @@ APPROVAL_CASES: tuple[Case, ...] = (
     ),
     # -- expired
     _case(
-        "expired：过期了 0.001 秒",
+        Text(zh="expired：过期了 0.001 秒", en="expired: 0.001 seconds late"),
         _COMMENT_APPROVAL,
         _COMMENT_CALL,
         _refused("expired"),
@@ -388,7 +406,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
     ),
     # -- other_arguments
     _case(
-        "other_arguments：正文改了一个字符",
+        Text(
+            zh="other_arguments：正文改了一个字符",
+            en="other_arguments: one character of the body changed",
+        ),
         _COMMENT_APPROVAL,
         _CHANGED_CALL,
         _refused("other_arguments"),
@@ -401,7 +422,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "other_arguments：模型加了 confirm: true",
+        Text(
+            zh="other_arguments：模型加了 confirm: true",
+            en="other_arguments: the model added confirm: true",
+        ),
         _COMMENT_APPROVAL,
         _call(_COMMENT_TOOL, _comment(confirm=True)),
         _refused("other_arguments"),
@@ -415,7 +439,7 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "other_arguments：换成了 all-hosts",
+        Text(zh="other_arguments：换成了 all-hosts", en="other_arguments: changed to all-hosts"),
         _approval(_DEPLOY_TOOL, _deploy("canary")),
         _call(_DEPLOY_TOOL, _deploy("all-hosts")),
         _refused("other_arguments"),
@@ -426,7 +450,7 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "other_arguments：去掉了 sha",
+        Text(zh="other_arguments：去掉了 sha", en="other_arguments: sha dropped"),
         _MERGE_APPROVAL,
         _call(_MERGE_TOOL, {k: v for k, v in _merge().items() if k != "sha"}),
         _refused("other_arguments"),
@@ -440,7 +464,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
     ),
     # -- priorities: other_session first
     _case(
-        "other_session 先于 other_tool：别的会话、别的工具",
+        Text(
+            zh="other_session 先于 other_tool：别的会话、别的工具",
+            en="other_session before other_tool: another session, another tool",
+        ),
         _comment_approval(session=_OTHER_SESSION),
         _MERGE_CALL,
         _refused("other_session"),
@@ -451,7 +478,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "other_session 先于 not_accepted：别的会话里被拒绝的",
+        Text(
+            zh="other_session 先于 not_accepted：别的会话里被拒绝的",
+            en="other_session before not_accepted: declined in another session",
+        ),
         _comment_approval(session=_OTHER_SESSION, state="declined"),
         _COMMENT_CALL,
         _refused("other_session"),
@@ -462,7 +492,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "other_session 先于 used：别的会话里用过的",
+        Text(
+            zh="other_session 先于 used：别的会话里用过的",
+            en="other_session before used: used in another session",
+        ),
         _comment_approval(session=_OTHER_SESSION, state="executed"),
         _COMMENT_CALL,
         _refused("other_session"),
@@ -473,7 +506,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "other_session 先于 expired：别的会话里过期的",
+        Text(
+            zh="other_session 先于 expired：别的会话里过期的",
+            en="other_session before expired: expired in another session",
+        ),
         _comment_approval(session=_OTHER_SESSION),
         _COMMENT_CALL,
         _refused("other_session"),
@@ -484,7 +520,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         now=_LATE,
     ),
     _case(
-        "other_session 先于 other_arguments：别的会话、改过的参数",
+        Text(
+            zh="other_session 先于 other_arguments：别的会话、改过的参数",
+            en="other_session before other_arguments: another session, changed arguments",
+        ),
         _comment_approval(session=_OTHER_SESSION),
         _CHANGED_CALL,
         _refused("other_session"),
@@ -496,7 +535,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
     ),
     # -- priorities: other_tool next
     _case(
-        "other_tool 先于 not_accepted：还没回答、又换了工具",
+        Text(
+            zh="other_tool 先于 not_accepted：还没回答、又换了工具",
+            en="other_tool before not_accepted: no answer yet, and another tool",
+        ),
         _comment_approval(state="asked"),
         _MERGE_CALL,
         _refused("other_tool"),
@@ -507,7 +549,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "other_tool 先于 used：用过的批准拿来合并",
+        Text(
+            zh="other_tool 先于 used：用过的批准拿来合并",
+            en="other_tool before used: a used approval applied to a merge",
+        ),
         _comment_approval(state="executed"),
         _MERGE_CALL,
         _refused("other_tool"),
@@ -518,7 +563,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "other_tool 先于 expired：过期的批准拿来合并",
+        Text(
+            zh="other_tool 先于 expired：过期的批准拿来合并",
+            en="other_tool before expired: an expired approval applied to a merge",
+        ),
         _COMMENT_APPROVAL,
         _MERGE_CALL,
         _refused("other_tool"),
@@ -530,7 +578,7 @@ APPROVAL_CASES: tuple[Case, ...] = (
     ),
     # -- priorities: the state before the time and the arguments
     _case(
-        "used 先于 expired：用过又过期的",
+        Text(zh="used 先于 expired：用过又过期的", en="used before expired: used and expired"),
         _comment_approval(state="executed"),
         _COMMENT_CALL,
         _refused("used"),
@@ -542,7 +590,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         now=_LATE,
     ),
     _case(
-        "used 先于 other_arguments：重放改过参数的调用",
+        Text(
+            zh="used 先于 other_arguments：重放改过参数的调用",
+            en="used before other_arguments: a replay of a call with changed arguments",
+        ),
         _comment_approval(state="executed"),
         _CHANGED_CALL,
         _refused("used"),
@@ -552,7 +603,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "not_accepted 先于 expired：状态是 expired",
+        Text(
+            zh="not_accepted 先于 expired：状态是 expired",
+            en="not_accepted before expired: the state is expired",
+        ),
         _comment_approval(state="expired"),
         _COMMENT_CALL,
         _refused("not_accepted"),
@@ -568,7 +622,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         now=_LATE,
     ),
     _case(
-        "not_accepted 先于 other_arguments：取消了、参数也变了",
+        Text(
+            zh="not_accepted 先于 other_arguments：取消了、参数也变了",
+            en="not_accepted before other_arguments: cancelled, and the arguments changed",
+        ),
         _comment_approval(state="cancelled"),
         _CHANGED_CALL,
         _refused("not_accepted"),
@@ -581,7 +638,10 @@ APPROVAL_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "expired 先于 other_arguments：过期了、参数也变了",
+        Text(
+            zh="expired 先于 other_arguments：过期了、参数也变了",
+            en="expired before other_arguments: expired, and the arguments changed",
+        ),
         _COMMENT_APPROVAL,
         _CHANGED_CALL,
         _refused("expired"),
@@ -600,7 +660,7 @@ APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
     Rule(
         "other_session",
         Text(zh="批准来自另一个会话就拒绝。", en="Refuse an approval from another session."),
-        "other_session：另一个会话的批准",
+        case_named(APPROVAL_CASES, "other_session：另一个会话的批准"),
         Text(
             zh="批准属于三个会话之一，约七分之一不是提问的会话。",
             en="The approval belongs to one of three sessions; about one in seven is "
@@ -610,19 +670,19 @@ APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
     Rule(
         "other_tool",
         Text(zh="批准的是另一个工具就拒绝。", en="Refuse an approval of another tool."),
-        "other_tool：批准的是编辑，调用的是删除",
+        case_named(APPROVAL_CASES, "other_tool：批准的是编辑，调用的是删除"),
         Text(
             zh="约八分之一的调用换成另一个工具（有时连参数一起换）。",
             en="About one call in eight goes to another tool (sometimes with other arguments too).",
         ),
     ),
     Rule(
-        "工具名区分大小写",
+        Text(zh="工具名区分大小写", en="tool names are case-sensitive"),
         Text(
             zh="批准的工具和调用的工具按原样比较，区分大小写。",
             en="The approved tool and the called tool are compared as they are, case-sensitively.",
         ),
-        "other_tool：工具名区分大小写",
+        case_named(APPROVAL_CASES, "other_tool：工具名区分大小写"),
         Text(
             zh="调用的工具名偶尔换了大小写（GITHUB_PR_MERGE、Deploy_Release……）。",
             en="Now and then the called tool's name comes in another case "
@@ -635,7 +695,7 @@ APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
             zh='状态是 "executed" 就拒绝：一个批准只放行一次。',
             en='Refuse when the state is "executed": an approval lets a call through only once.',
         ),
-        "used：第二次点击（executed）",
+        case_named(APPROVAL_CASES, "used：第二次点击（executed）"),
         Text(
             zh="约一成的批准是 executed，配上及时或过期的时间、改过或没改的参数。",
             en="About one approval in ten is executed, with now before or after the "
@@ -649,7 +709,7 @@ APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
             en='Refuse when the state is not "accepted" (not answered yet, declined, '
             "cancelled, expired).",
         ),
-        "not_accepted：用户取消了（cancelled）",
+        case_named(APPROVAL_CASES, "not_accepted：用户取消了（cancelled）"),
         Text(
             zh="六种状态都会抽到：asked、declined、cancelled、expired 各占一成左右。",
             en="All six states are drawn: asked, declined, cancelled and expired "
@@ -657,13 +717,13 @@ APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "参数里的标志不是回答",
+        Text(zh="参数里的标志不是回答", en="a flag in the arguments is no answer"),
         Text(
             zh="只有用户的回答能让状态变成 accepted：调用参数里的 approved、confirm 不算。",
             en="Only the user's answer can make the state accepted: approved or "
             "confirm in the call's arguments does not count.",
         ),
-        "not_accepted：还没回答，参数里却写着 approved: true",
+        case_named(APPROVAL_CASES, "not_accepted：还没回答，参数里却写着 approved: true"),
         Text(
             zh="asked、declined、cancelled、expired 的请求，约三成的调用参数里被模型加了 approved、"
             "confirm 或 user_confirmed。",
@@ -673,12 +733,12 @@ APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "按顺序检查",
+        Text(zh="按顺序检查", en="check in order"),
         Text(
             zh="按顺序检查，第一个不满足的就是答案。",
             en="Check in order: the first check that fails is the answer.",
         ),
-        "not_accepted 先于 expired：状态是 expired",
+        case_named(APPROVAL_CASES, "not_accepted 先于 expired：状态是 expired"),
         Text(
             zh="一次输入常常同时有几个问题（别的会话加用过、过期加参数变了……）。",
             en="One input often has several problems at once (another session and "
@@ -688,19 +748,19 @@ APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
     Rule(
         "expired",
         Text(zh="now 晚于 expires_at 就拒绝。", en="Refuse when now is later than expires_at."),
-        "expired：过期了 0.001 秒",
+        case_named(APPROVAL_CASES, "expired：过期了 0.001 秒"),
         Text(
             zh="now 比 expires_at 晚 0.001 秒、1 秒、45 秒。",
             en="now is 0.001 seconds, 1 second or 45 seconds past expires_at.",
         ),
     ),
     Rule(
-        "恰好等于截止时刻还有效",
+        Text(zh="恰好等于截止时刻还有效", en="exactly at the expiry is still valid"),
         Text(
             zh="now 恰好等于 expires_at 还算有效。",
             en="now exactly equal to expires_at is still valid.",
         ),
-        "放行：now 恰好等于 expires_at",
+        case_named(APPROVAL_CASES, "放行：now 恰好等于 expires_at"),
         Text(
             zh="约两成的输入 now 恰好等于 expires_at。",
             en="In about two inputs in ten, now is exactly expires_at.",
@@ -713,7 +773,7 @@ APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
             en="Refuse when the digest of the call's arguments differs from the "
             "approval's digest (even by one character).",
         ),
-        "other_arguments：正文改了一个字符",
+        case_named(APPROVAL_CASES, "other_arguments：正文改了一个字符"),
         Text(
             zh="参数改了一个字符、一个数、一个类型，或去掉了一个键；也有只换了键的顺序的。",
             en="The arguments change by one character, one number or one type, or "
@@ -721,12 +781,14 @@ APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "多了 confirm 也是另一组参数",
+        Text(
+            zh="多了 confirm 也是另一组参数", en="an extra confirm is another set of arguments too"
+        ),
         Text(
             zh="多了一个 confirm: true 也是另一组参数。",
             en="An extra confirm: true is another set of arguments too.",
         ),
-        "other_arguments：模型加了 confirm: true",
+        case_named(APPROVAL_CASES, "other_arguments：模型加了 confirm: true"),
         Text(
             zh="约一成的调用被模型加了 confirm、approved 或 user_confirmed。",
             en="About one call in ten carries a confirm, approved or user_confirmed "
@@ -852,7 +914,7 @@ def approval_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
         expected = library_approval_allows(approval, call, session=session, now=now)
         cases.append(
             _case(
-                f"生成的输入 {index + 1}",
+                Text(zh=f"生成的输入 {index + 1}", en=f"generated input {index + 1}"),
                 approval,
                 call,
                 expected,

@@ -97,7 +97,7 @@ from tutorial_lib.core.language import Text
 from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import ToolSpec
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule
+from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC
 from tutorial_lib.github.dangerous import LIST_CONVERSATION_SPEC
 from tutorial_lib.github.reads import GET_COMMENT_SPEC, LIST_COMMENTS_SPEC, PR_GET_SPEC
@@ -260,7 +260,7 @@ def _everything() -> dict[str, Any]:
 
 
 def _may(
-    name: str, scope: dict[str, Any], call: dict[str, Any], expected: Any, hint: str | Text
+    name: str | Text, scope: dict[str, Any], call: dict[str, Any], expected: Any, hint: str | Text
 ) -> Case:
     return Case(name, (scope, call), dict(expected), hint)
 
@@ -268,7 +268,7 @@ def _may(
 MAY_RUN_CASES: tuple[Case, ...] = (
     # -- let through
     _may(
-        "放行：读取范围内的文件",
+        Text(zh="放行：读取范围内的文件", en="let through: read a file in scope"),
         _scope(paths=["docs"], grants=["read"]),
         _read("docs/a.md"),
         _ALLOWED,
@@ -279,7 +279,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "放行：列出本仓库的评论",
+        Text(zh="放行：列出本仓库的评论", en="let through: list this repository's comments"),
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_list_comments"),
         _ALLOWED,
@@ -291,7 +291,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
     ),
     # -- undeclared_tool
     _may(
-        "undeclared_tool：表里没有的工具",
+        Text(zh="undeclared_tool：表里没有的工具", en="undeclared_tool: a tool not in the table"),
         _everything(),
         _call("shell_run", command="ls"),
         _refused("undeclared_tool"),
@@ -303,7 +303,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "undeclared_tool：真实存在但没登记",
+        Text(zh="undeclared_tool：真实存在但没登记", en="undeclared_tool: real but not declared"),
         _everything(),
         _on_pr("github_pr_edit_comment", comment_id=1700000042, kind="review", body="x"),
         _refused("undeclared_tool"),
@@ -316,7 +316,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "undeclared_tool：工具名区分大小写",
+        Text(
+            zh="undeclared_tool：工具名区分大小写",
+            en="undeclared_tool: tool names are case-sensitive",
+        ),
         _everything(),
         _call("Read_Lines", path="docs/a.md", start=1, count=20),
         _refused("undeclared_tool"),
@@ -329,7 +332,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "undeclared_tool 优先：什么都没授予",
+        Text(zh="undeclared_tool 优先：什么都没授予", en="undeclared_tool first: nothing granted"),
         _scope(),
         _call("shell_run", command="ls"),
         _refused("undeclared_tool"),
@@ -342,7 +345,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
     ),
     # -- class_not_granted
     _may(
-        "class_not_granted：只读任务想写评论",
+        Text(
+            zh="class_not_granted：只读任务想写评论",
+            en="class_not_granted: a read-only task wants to write a comment",
+        ),
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_create_comment", **_COMMENT),
         _refused("class_not_granted"),
@@ -354,7 +360,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "class_not_granted：删除要单独授予",
+        Text(
+            zh="class_not_granted：删除要单独授予",
+            en="class_not_granted: delete needs its own grant",
+        ),
         _scope([_REPO], grants=["read", "write"]),
         _on_pr("github_pr_delete_comment", comment_id=1700000042, kind="review"),
         _refused("class_not_granted"),
@@ -365,7 +374,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "class_not_granted：合并属于 send",
+        Text(zh="class_not_granted：合并属于 send", en="class_not_granted: a merge is send"),
         _scope([_REPO], grants=["read", "write", "delete"]),
         _on_pr("github_pr_merge"),
         _refused("class_not_granted"),
@@ -376,7 +385,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "class_not_granted：被诱导选了合并",
+        Text(
+            zh="class_not_granted：被诱导选了合并",
+            en="class_not_granted: lured into choosing a merge",
+        ),
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_merge"),
         _refused("class_not_granted"),
@@ -390,7 +402,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "class_not_granted：只授予 send 不能读",
+        Text(
+            zh="class_not_granted：只授予 send 不能读",
+            en="class_not_granted: send alone cannot read",
+        ),
         _scope(paths=["docs"], grants=["send"]),
         _read("docs/a.md"),
         _refused("class_not_granted"),
@@ -403,7 +418,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "class_not_granted：http_send 没有 send",
+        Text(
+            zh="class_not_granted：http_send 没有 send",
+            en="class_not_granted: http_send without send",
+        ),
         _scope([_REPO], ["."], ["read", "write", "delete"]),
         _call("http_send", **_SEND),
         _refused("class_not_granted"),
@@ -415,7 +433,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
     ),
     # -- outside_scope
     _may(
-        "outside_scope：被诱导读别的仓库",
+        Text(
+            zh="outside_scope：被诱导读别的仓库",
+            en="outside_scope: lured into reading another repository",
+        ),
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_list_comments", "attacker/shop"),
         _refused("outside_scope"),
@@ -426,7 +447,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "outside_scope：前缀之外的文件",
+        Text(zh="outside_scope：前缀之外的文件", en="outside_scope: a file outside the prefix"),
         _scope(paths=["docs"], grants=["read"]),
         _read("src/app.py"),
         _refused("outside_scope"),
@@ -436,7 +457,9 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "outside_scope：docs 不包含 docs2",
+        Text(
+            zh="outside_scope：docs 不包含 docs2", en="outside_scope: docs does not contain docs2"
+        ),
         _scope(paths=["docs"], grants=["read"]),
         _read("docs2/a.md"),
         _refused("outside_scope"),
@@ -449,7 +472,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "outside_scope：用 .. 爬出前缀",
+        Text(
+            zh="outside_scope：用 .. 爬出前缀",
+            en="outside_scope: climbing out of the prefix with ..",
+        ),
         _scope(paths=["docs"], grants=["read"]),
         _read("docs/../src/app.py"),
         _refused("outside_scope"),
@@ -461,7 +487,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "outside_scope：用 .. 爬出工作区",
+        Text(
+            zh="outside_scope：用 .. 爬出工作区",
+            en="outside_scope: climbing out of the workspace with ..",
+        ),
         _scope(paths=["."], grants=["read"]),
         _read("../other/notes.txt"),
         _refused("outside_scope"),
@@ -472,7 +501,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "outside_scope：绝对路径",
+        Text(zh="outside_scope：绝对路径", en="outside_scope: an absolute path"),
         _scope(paths=["."], grants=["read"]),
         _read("/etc/hosts"),
         _refused("outside_scope"),
@@ -483,7 +512,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "outside_scope：search_files 不给 path",
+        Text(
+            zh="outside_scope：search_files 不给 path",
+            en="outside_scope: search_files without path",
+        ),
         _scope(paths=["docs"], grants=["read"]),
         _call("search_files", query="TODO"),
         _refused("outside_scope"),
@@ -496,7 +528,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
     ),
     # -- secret_needs_grant
     _may(
-        "secret_needs_grant：读 .env",
+        Text(zh="secret_needs_grant：读 .env", en="secret_needs_grant: read .env"),
         _scope(paths=["config"], grants=["read"]),
         _read("config/.env"),
         _refused("secret_needs_grant"),
@@ -509,7 +541,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "secret_needs_grant：credentials/ 目录下的文件",
+        Text(
+            zh="secret_needs_grant：credentials/ 目录下的文件",
+            en="secret_needs_grant: a file under credentials/",
+        ),
         _scope(paths=["config"], grants=["read"]),
         _read("config/credentials/prod.json"),
         _refused("secret_needs_grant"),
@@ -521,7 +556,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "secret_needs_grant：大写的 site.PEM",
+        Text(
+            zh="secret_needs_grant：大写的 site.PEM",
+            en="secret_needs_grant: site.PEM in upper case",
+        ),
         _scope(paths=["certs"], grants=["read"]),
         _read("certs/site.PEM"),
         _refused("secret_needs_grant"),
@@ -532,7 +570,9 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "放行：授予 secrets 后读 .env",
+        Text(
+            zh="放行：授予 secrets 后读 .env", en="let through: read .env once secrets is granted"
+        ),
         _scope(paths=["config"], grants=["read"], secrets=True),
         _read("config/.env"),
         _ALLOWED,
@@ -543,7 +583,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "放行：environment.md 不是密钥文件",
+        Text(
+            zh="放行：environment.md 不是密钥文件",
+            en="let through: environment.md is not a secret-bearing file",
+        ),
         _scope(paths=["docs"], grants=["read"]),
         _read("docs/environment.md"),
         _ALLOWED,
@@ -555,7 +598,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "secret_needs_grant：路径里绕一圈经过 .env",
+        Text(
+            zh="secret_needs_grant：路径里绕一圈经过 .env",
+            en="secret_needs_grant: a path that detours through .env",
+        ),
         _scope(paths=["notes"], grants=["read"]),
         _read("notes/.env/../todo.md"),
         _refused("secret_needs_grant"),
@@ -569,7 +615,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "secret_needs_grant：search_files 也能读到 .env",
+        Text(
+            zh="secret_needs_grant：search_files 也能读到 .env",
+            en="secret_needs_grant: search_files can read .env too",
+        ),
         _scope(paths=["config"], grants=["read"]),
         _call("search_files", query="TOKEN", path="config/.env"),
         _refused("secret_needs_grant"),
@@ -583,7 +632,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
     ),
     # -- priorities between rules
     _may(
-        "类别先于范围：只读任务写到别的仓库",
+        Text(
+            zh="类别先于范围：只读任务写到别的仓库",
+            en="class before scope: a read-only task writes to another repository",
+        ),
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_create_comment", "attacker/shop", **_COMMENT),
         _refused("class_not_granted"),
@@ -594,7 +646,9 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "范围先于密钥：前缀之外的 .env",
+        Text(
+            zh="范围先于密钥：前缀之外的 .env", en="scope before secret: a .env outside the prefix"
+        ),
         _scope(paths=["docs"], grants=["read"]),
         _read("src/.env"),
         _refused("outside_scope"),
@@ -605,7 +659,9 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "类别先于密钥：不能读的 .env",
+        Text(
+            zh="类别先于密钥：不能读的 .env", en="class before secret: a .env that may not be read"
+        ),
         _scope(paths=["."], grants=["write"]),
         _read(".env"),
         _refused("class_not_granted"),
@@ -616,7 +672,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "授予 secrets 仍需 read",
+        Text(zh="授予 secrets 仍需 read", en="granting secrets still needs read"),
         _scope(paths=["."], grants=["write"], secrets=True),
         _read(".env"),
         _refused("class_not_granted"),
@@ -627,7 +683,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "授予 secrets 不扩大范围",
+        Text(zh="授予 secrets 不扩大范围", en="granting secrets does not widen the scope"),
         _scope(paths=["docs"], grants=["read"], secrets=True),
         _read(".env"),
         _refused("outside_scope"),
@@ -639,7 +695,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
     ),
     # -- comparisons
     _may(
-        "放行：http_send 发往范围里的主机",
+        Text(zh="放行：http_send 发往范围里的主机", en="let through: http_send to a host in scope"),
         _scope(grants=["send"], hosts=["Collector.example"]),
         _call("http_send", **_SEND),
         _ALLOWED,
@@ -651,7 +707,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "outside_scope：http_send 发往没列出的主机",
+        Text(
+            zh="outside_scope：http_send 发往没列出的主机",
+            en="outside_scope: http_send to a host not listed",
+        ),
         _scope(grants=["send"], hosts=["hooks.example.com"]),
         _call("http_send", **_SEND),
         _refused("outside_scope"),
@@ -664,7 +723,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "outside_scope：主机名里含着允许的主机",
+        Text(
+            zh="outside_scope：主机名里含着允许的主机",
+            en="outside_scope: the host name contains an allowed host",
+        ),
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://collector.example.attacker.example/in"}),
         _refused("outside_scope"),
@@ -679,7 +741,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "outside_scope：主机名以允许的主机结尾",
+        Text(
+            zh="outside_scope：主机名以允许的主机结尾",
+            en="outside_scope: the host name ends with an allowed host",
+        ),
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://evilcollector.example/in"}),
         _refused("outside_scope"),
@@ -692,7 +757,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "放行：url 带端口",
+        Text(zh="放行：url 带端口", en="let through: url with a port"),
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://collector.example:8443/in"}),
         _ALLOWED,
@@ -706,7 +771,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "放行：url 带用户信息",
+        Text(zh="放行：url 带用户信息", en="let through: url with user info"),
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://bot:pw@collector.example/in"}),
         _ALLOWED,
@@ -719,7 +784,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "outside_scope：允许的主机写在 @ 前面",
+        Text(
+            zh="outside_scope：允许的主机写在 @ 前面",
+            en="outside_scope: the allowed host written before the @",
+        ),
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://collector.example@attacker.example/in"}),
         _refused("outside_scope"),
@@ -735,7 +803,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "放行：主机末尾多一个点",
+        Text(zh="放行：主机末尾多一个点", en="let through: a trailing dot on the host"),
         _scope(grants=["send"], hosts=["collector.example"]),
         _call("http_send", **{**_SEND, "url": "https://collector.example./in"}),
         _ALLOWED,
@@ -748,7 +816,10 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "放行：hosts 里的主机写成末尾带点",
+        Text(
+            zh="放行：hosts 里的主机写成末尾带点",
+            en="let through: a host in hosts written with a trailing dot",
+        ),
         _scope(grants=["send"], hosts=["collector.example."]),
         _call("http_send", **_SEND),
         _ALLOWED,
@@ -761,7 +832,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "放行：hosts 里的 * 允许任何主机",
+        Text(zh="放行：hosts 里的 * 允许任何主机", en="let through: * in hosts allows any host"),
         _scope(grants=["send"], hosts=["*"]),
         _call("http_send", **_SEND),
         _ALLOWED,
@@ -774,7 +845,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "大小写：仓库名不分大小写",
+        Text(zh="大小写：仓库名不分大小写", en="case: repository names ignore case"),
         _scope([_REPO], grants=["read"]),
         _on_pr("github_pr_list_comments", "Example/Shop"),
         _ALLOWED,
@@ -785,7 +856,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "大小写：范围里写的是大写",
+        Text(zh="大小写：范围里写的是大写", en="case: the scope writes it in upper case"),
         _scope(["Example/Shop"], grants=["read"]),
         _on_pr("github_pr_get"),
         _ALLOWED,
@@ -796,7 +867,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "前缀：docs 包含它自己",
+        Text(zh="前缀：docs 包含它自己", en="prefix: docs contains itself"),
         _scope(paths=["docs"], grants=["read"]),
         _call("search_files", query="TODO", path="docs"),
         _ALLOWED,
@@ -806,7 +877,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "前缀：范围写成 docs/",
+        Text(zh="前缀：范围写成 docs/", en="prefix: the scope writes docs/"),
         _scope(paths=["docs/"], grants=["read"]),
         _read("docs/a.md"),
         _ALLOWED,
@@ -816,7 +887,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "前缀：.. 留在前缀之内",
+        Text(zh="前缀：.. 留在前缀之内", en="prefix: a .. that stays inside the prefix"),
         _scope(paths=["docs"], grants=["read"]),
         _read("./docs/sub/../a.md"),
         _ALLOWED,
@@ -827,7 +898,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "前缀：. 包含根目录下的文件",
+        Text(zh="前缀：. 包含根目录下的文件", en="prefix: . contains the files at the root"),
         _scope(paths=["."], grants=["read"]),
         _read("README.md"),
         _ALLOWED,
@@ -840,7 +911,7 @@ MAY_RUN_CASES: tuple[Case, ...] = (
         ),
     ),
     _may(
-        "前缀：. 包含整个工作区",
+        Text(zh="前缀：. 包含整个工作区", en="prefix: . contains the whole workspace"),
         _scope(paths=["."], grants=["read"]),
         _call("search_files", query="TODO"),
         _ALLOWED,
@@ -861,19 +932,19 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
             zh="工具不在 EXERCISE_ACCESS 里就拒绝（默认拒绝）。",
             en="Refuse a tool that is not in EXERCISE_ACCESS (deny by default).",
         ),
-        "undeclared_tool：表里没有的工具",
+        case_named(MAY_RUN_CASES, "undeclared_tool：表里没有的工具"),
         Text(
             zh="没登记的工具（shell_run、read_file……），配上各种范围和授予。",
             en="Undeclared tools (shell_run, read_file…) with all kinds of scopes and grants.",
         ),
     ),
     Rule(
-        "工具名区分大小写",
+        Text(zh="工具名区分大小写", en="tool names are case-sensitive"),
         Text(
             zh="工具名按原样查表，区分大小写。",
             en="Look tool names up exactly as they are, case-sensitively.",
         ),
-        "undeclared_tool：工具名区分大小写",
+        case_named(MAY_RUN_CASES, "undeclared_tool：工具名区分大小写"),
         Text(
             zh="登记过的工具名换了大小写（READ_LINES、Search_files、Http_Send……）。",
             en="Declared tool names in another case (READ_LINES, Search_files, Http_Send…).",
@@ -886,19 +957,19 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
             en="Refuse when the tool's action class is not in grants; classes are "
             "granted one by one, and none ranks above another.",
         ),
-        "class_not_granted：只授予 send 不能读",
+        case_named(MAY_RUN_CASES, "class_not_granted：只授予 send 不能读"),
         Text(
             zh="grants 是四个类别的任意子集，每个登记过的工具都会抽到。",
             en="grants is any subset of the four action classes, and every declared tool is drawn.",
         ),
     ),
     Rule(
-        "按顺序检查",
+        Text(zh="按顺序检查", en="check in order"),
         Text(
             zh="按顺序检查，第一条不满足的规则就是答案。",
             en="Check in order: the first rule that fails is the answer.",
         ),
-        "类别先于范围：只读任务写到别的仓库",
+        case_named(MAY_RUN_CASES, "类别先于范围：只读任务写到别的仓库"),
         Text(
             zh="同一次调用常常同时违反几条规则（没授予的类别加范围外的资源、范围外的密钥文件）。",
             en="One call often breaks several rules at once (an action class not "
@@ -907,12 +978,12 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "仓库名不分大小写",
+        Text(zh="仓库名不分大小写", en="repository names ignore case"),
         Text(
             zh="github：仓库名在 repositories 里，不分大小写。",
             en="github: the repository name is in repositories, ignoring case.",
         ),
-        "大小写：仓库名不分大小写",
+        case_named(MAY_RUN_CASES, "大小写：仓库名不分大小写"),
         Text(
             zh="范围里和调用里的仓库名各自随机换大小写，也有范围外的仓库。",
             en="The repository names in the scope and in the call each change case at "
@@ -920,12 +991,12 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "参数缺省用 default",
+        Text(zh="参数缺省用 default", en="a left-out argument uses default"),
         Text(
             zh="workspace：参数缺省时用 default。",
             en="workspace: when the argument is left out, use default.",
         ),
-        "outside_scope：search_files 不给 path",
+        case_named(MAY_RUN_CASES, "outside_scope：search_files 不给 path"),
         Text(
             zh="search_files 有时不给 path，范围有时含 .、有时不含。",
             en="search_files sometimes comes without path; the scope sometimes "
@@ -933,7 +1004,7 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "路径先规范化",
+        Text(zh="路径先规范化", en="normalize the path first"),
         Text(
             zh="workspace：路径先用 normalize_workspace_path 规范化，得到 None（绝对路径、用 .. "
             "爬出工作区）就不在范围里。",
@@ -941,7 +1012,7 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
             "None (an absolute path, a climb out of the workspace with ..) is not "
             "in scope.",
         ),
-        "outside_scope：用 .. 爬出前缀",
+        case_named(MAY_RUN_CASES, "outside_scope：用 .. 爬出前缀"),
         Text(
             zh="从范围的前缀造出的路径：在它下面、用 .. 爬出去、写成绝对路径、前面加 ./。",
             en="Paths made from the scope's prefixes: below one, climbing out with "
@@ -949,48 +1020,48 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "前缀也规范化",
+        Text(zh="前缀也规范化", en="normalize the prefixes too"),
         Text(
             zh="workspace：前缀也规范化（docs/ 就是 docs）。",
             en="workspace: normalize the prefixes too (docs/ is docs).",
         ),
-        "前缀：范围写成 docs/",
+        case_named(MAY_RUN_CASES, "前缀：范围写成 docs/"),
         Text(
             zh="范围里的前缀有 docs/ 这样带斜杠的写法。",
             en="Prefixes in the scope include spellings with a trailing slash, like docs/.",
         ),
     ),
     Rule(
-        ". 包含一切",
+        Text(zh=". 包含一切", en=". contains everything"),
         Text(zh='workspace："." 包含一切。', en='workspace: "." contains everything.'),
-        "前缀：. 包含根目录下的文件",
+        case_named(MAY_RUN_CASES, "前缀：. 包含根目录下的文件"),
         Text(
             zh="范围常常含 .，路径取自整个工作区。",
             en="The scope often contains ., and the paths come from the whole workspace.",
         ),
     ),
     Rule(
-        "前缀按分量比较",
+        Text(zh="前缀按分量比较", en="compare prefixes by component"),
         Text(
             zh="workspace：路径要么等于前缀，要么以“前缀 + /”开头（docs 不包含 docs2/a.md）。",
             en="workspace: a path either equals the prefix or starts with “prefix + "
             "/” (docs does not contain docs2/a.md).",
         ),
-        "outside_scope：docs 不包含 docs2",
+        case_named(MAY_RUN_CASES, "outside_scope：docs 不包含 docs2"),
         Text(
             zh="和前缀共用开头字母的兄弟目录（docs2、notes/20260）。",
             en="Sibling directories that share a prefix's first letters (docs2, notes/20260).",
         ),
     ),
     Rule(
-        "主机整个相等",
+        Text(zh="主机整个相等", en="the whole host must match"),
         Text(
             zh="outbound：url 的主机（urlsplit(url).hostname）在 hosts 里，是整个相等，"
             "不是 url 里含有它。",
             en="outbound: the url's host (urlsplit(url).hostname) is in hosts, equal "
             "as a whole, not merely contained in the url.",
         ),
-        "outside_scope：主机名里含着允许的主机",
+        case_named(MAY_RUN_CASES, "outside_scope：主机名里含着允许的主机"),
         Text(
             zh="url 的主机是允许主机的仿冒：attacker-{h}、{h}.attacker.example、"
             "{h}@attacker.example（用户名）。",
@@ -1000,13 +1071,13 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "主机不是结尾相同",
+        Text(zh="主机不是结尾相同", en="the same ending is not the same host"),
         Text(
             zh="outbound：主机整个相等，结尾相同的另一台主机不算。",
             en="outbound: the host must be equal as a whole; another network host "
             "with the same ending does not count.",
         ),
-        "outside_scope：主机名以允许的主机结尾",
+        case_named(MAY_RUN_CASES, "outside_scope：主机名以允许的主机结尾"),
         Text(
             zh="evil{h}、sub.{h} 这样以允许主机结尾的主机；"
             "也有带端口、末尾带点、大写的同一台主机。",
@@ -1015,7 +1086,7 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "端口不是主机的一部分",
+        Text(zh="端口不是主机的一部分", en="the port is not part of the host"),
         Text(
             zh="outbound：主机不含端口（collector.example:8443 的主机是 collector.example），"
             "比较 hostname，不是 netloc。",
@@ -1023,21 +1094,21 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
             "collector.example:8443 is collector.example); compare hostname, not "
             "netloc.",
         ),
-        "放行：url 带端口",
+        case_named(MAY_RUN_CASES, "放行：url 带端口"),
         Text(
             zh="允许的主机和它的各种仿冒随机带上端口 :8443、:443、:80。",
             en="The allowed hosts and their look-alikes get a random port :8443, :443 or :80.",
         ),
     ),
     Rule(
-        "用户信息不是主机的一部分",
+        Text(zh="用户信息不是主机的一部分", en="user info is not part of the host"),
         Text(
             zh="outbound：主机不含 @ 前面的用户信息（bot:pw@collector.example 的主机是 "
             "collector.example）。",
             en="outbound: the host does not include the user info before an @ (the "
             "host of bot:pw@collector.example is collector.example).",
         ),
-        "放行：url 带用户信息",
+        case_named(MAY_RUN_CASES, "放行：url 带用户信息"),
         Text(
             zh="主机前面随机加上用户信息，有时还带端口：user@、bot:pw@、{h}@、{h}:443@、"
             "attacker.example@。",
@@ -1046,14 +1117,14 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "@ 后面才是主机",
+        Text(zh="@ 后面才是主机", en="the host comes after the @"),
         Text(
             zh="outbound：@ 前面是用户信息，后面才是主机：collector.example@attacker.example 发往 "
             "attacker.example。",
             en="outbound: before the @ comes user info, the host comes after it: "
             "collector.example@attacker.example goes to attacker.example.",
         ),
-        "outside_scope：允许的主机写在 @ 前面",
+        case_named(MAY_RUN_CASES, "outside_scope：允许的主机写在 @ 前面"),
         Text(
             zh="用户信息就是允许的主机（{h}@、{h}:443@），@ 后面是另一台主机或它的仿冒。",
             en="The user info is the allowed host itself ({h}@, {h}:443@), and after "
@@ -1061,33 +1132,33 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "主机不分大小写",
+        Text(zh="主机不分大小写", en="hosts ignore case"),
         Text(zh="outbound：主机比较不分大小写。", en="outbound: hosts are compared ignoring case."),
-        "放行：http_send 发往范围里的主机",
+        case_named(MAY_RUN_CASES, "放行：http_send 发往范围里的主机"),
         Text(
             zh="url 里和 hosts 里的主机名各自换大小写。",
             en="Host names in the url and in hosts each change case.",
         ),
     ),
     Rule(
-        "主机末尾的点",
+        Text(zh="主机末尾的点", en="the host's trailing dot"),
         Text(
             zh="outbound：主机去掉末尾的点再比较。",
             en="outbound: drop the host's trailing dot before comparing.",
         ),
-        "放行：主机末尾多一个点",
+        case_named(MAY_RUN_CASES, "放行：主机末尾多一个点"),
         Text(
             zh="允许主机的写法之一是末尾带点的 {h}.。",
             en="One way an allowed host is written is with a trailing dot: {h}.",
         ),
     ),
     Rule(
-        "hosts 里的点也去掉",
+        Text(zh="hosts 里的点也去掉", en="drop the dots in hosts too"),
         Text(
             zh="outbound：hosts 里的每一项也去掉末尾的点再比较。",
             en="outbound: drop the trailing dot from every entry of hosts too before comparing.",
         ),
-        "放行：hosts 里的主机写成末尾带点",
+        case_named(MAY_RUN_CASES, "放行：hosts 里的主机写成末尾带点"),
         Text(
             zh="发往具名主机的隐藏调用里，一半的范围把 hosts 写成末尾带点的 {h}.。",
             en="In the hidden calls to a named network host, half of the scopes write "
@@ -1095,12 +1166,12 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "* 允许任何主机",
+        Text(zh="* 允许任何主机", en="* allows any host"),
         Text(
             zh='outbound：hosts 含 "*" 时任何主机都可以。',
             en='outbound: when hosts contains "*", any network host is allowed.',
         ),
-        "放行：hosts 里的 * 允许任何主机",
+        case_named(MAY_RUN_CASES, "放行：hosts 里的 * 允许任何主机"),
         Text(
             zh="有的范围的 hosts 含 *，有的只列出主机。",
             en="Some scopes' hosts contain *, others only list network hosts.",
@@ -1112,7 +1183,7 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
             zh="是密钥文件（is_secret_path）而 secrets 为假就拒绝。",
             en="Refuse a secret-bearing file (is_secret_path) when secrets is false.",
         ),
-        "secret_needs_grant：读 .env",
+        case_named(MAY_RUN_CASES, "secret_needs_grant：读 .env"),
         Text(
             zh="前缀下面的 .env、.env.local、credentials/…、*.pem、Secrets.yaml，"
             "secrets 随机给或不给。",
@@ -1121,13 +1192,13 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "看原路径",
+        Text(zh="看原路径", en="look at the original path"),
         Text(
             zh="secret_needs_grant 看调用给出的原路径（规范化之前，中间那一段也算）。",
             en="secret_needs_grant looks at the path as the call gives it (before "
             "normalizing; a segment in the middle counts too).",
         ),
-        "secret_needs_grant：路径里绕一圈经过 .env",
+        case_named(MAY_RUN_CASES, "secret_needs_grant：路径里绕一圈经过 .env"),
         Text(
             zh="路径经过 .env/../a.md 这样的段：规范化之后看不见那一段 .env。",
             en="Paths that pass through segments like .env/../a.md: after "
@@ -1135,14 +1206,14 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "每个能读到文件的工具",
+        Text(zh="每个能读到文件的工具", en="every tool that can read a file"),
         Text(
             zh="secret_needs_grant 对 read_lines 和 search_files 一样适用："
             "两个工具都能读到文件内容。",
             en="secret_needs_grant applies to read_lines and search_files alike: both "
             "tools can read a file's contents.",
         ),
-        "secret_needs_grant：search_files 也能读到 .env",
+        case_named(MAY_RUN_CASES, "secret_needs_grant：search_files 也能读到 .env"),
         Text(
             zh="read_lines 和 search_files 抽到的次数差不多，path 来自同一个路径池。",
             en="read_lines and search_files are drawn about equally often, with paths "
@@ -1150,12 +1221,12 @@ MAY_RUN_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "secrets 授予后放行",
+        Text(zh="secrets 授予后放行", en="let through once secrets is granted"),
         Text(
             zh="secrets 为真时，密钥文件不再因 secret_needs_grant 被拒绝。",
             en="When secrets is true, secret_needs_grant no longer refuses a secret-bearing file.",
         ),
-        "放行：授予 secrets 后读 .env",
+        case_named(MAY_RUN_CASES, "放行：授予 secrets 后读 .env"),
         Text(zh="约三分之一的范围授予 secrets。", en="About a third of the scopes grant secrets."),
     ),
 )
@@ -1370,7 +1441,10 @@ def may_run_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
             call = _hidden_declared_call(rng, tool, scope["paths"], scope["hosts"])
         cases.append(
             Case(
-                f"生成的调用 {index + 1}", (scope, call), library_may_run(scope, call), _HIDDEN_HINT
+                Text(zh=f"生成的调用 {index + 1}", en=f"generated call {index + 1}"),
+                (scope, call),
+                library_may_run(scope, call),
+                _HIDDEN_HINT,
             )
         )
     return tuple(cases)
@@ -1540,20 +1614,20 @@ def library_is_untrusted(tool: str, field: str) -> bool:
     return field in UNTRUSTED_FIELDS[tool]
 
 
-def _carrier(name: str, tool: str, field: str, expected: bool, hint: str | Text) -> Case:
+def _carrier(name: str | Text, tool: str, field: str, expected: bool, hint: str | Text) -> Case:
     return Case(name, (tool, field), expected, hint)
 
 
 CARRIER_CASES: tuple[Case, ...] = (
     _carrier(
-        "文件的一行",
+        Text(zh="文件的一行", en="a line of a file"),
         "read_lines",
         "lines[].text",
         True,
         Text(zh="文件内容是别人写的。", en="A file's contents were written by someone else."),
     ),
     _carrier(
-        "回显的路径",
+        Text(zh="回显的路径", en="the echoed path"),
         "read_lines",
         "path",
         False,
@@ -1564,7 +1638,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "文件行数",
+        Text(zh="文件行数", en="the file's line count"),
         "read_lines",
         "total_lines",
         False,
@@ -1574,7 +1648,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "搜到的文件名",
+        Text(zh="搜到的文件名", en="a file name the search found"),
         "search_files",
         "candidates[].path",
         True,
@@ -1585,14 +1659,14 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "匹配行预览",
+        Text(zh="匹配行预览", en="a matching line's preview"),
         "search_files",
         "candidates[].preview",
         True,
         Text(zh="预览就是文件内容。", en="The preview is the file's contents."),
     ),
     _carrier(
-        "下一步调用里的文件名",
+        Text(zh="下一步调用里的文件名", en="the file name in the next call"),
         "search_files",
         "candidates[].next_call.arguments.path",
         True,
@@ -1604,7 +1678,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "下一步调用的工具名",
+        Text(zh="下一步调用的工具名", en="the next call's tool name"),
         "search_files",
         "candidates[].next_call.name",
         False,
@@ -1613,7 +1687,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "回显的搜索范围",
+        Text(zh="回显的搜索范围", en="the echoed search scope"),
         "search_files",
         "scope",
         False,
@@ -1622,7 +1696,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "工具自己的建议",
+        Text(zh="工具自己的建议", en="the tool's own suggestion"),
         "search_files",
         "suggestion",
         False,
@@ -1632,14 +1706,14 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "PR 标题",
+        Text(zh="PR 标题", en="PR title"),
         "github_pr_get",
         "title",
         True,
         Text(zh="标题由 PR 作者填写。", en="The PR's author fills in the title."),
     ),
     _carrier(
-        "PR 作者",
+        Text(zh="PR 作者", en="PR author"),
         "github_pr_get",
         "author",
         True,
@@ -1649,7 +1723,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "分支名",
+        Text(zh="分支名", en="branch name"),
         "github_pr_get",
         "head",
         True,
@@ -1659,21 +1733,21 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "PR 状态",
+        Text(zh="PR 状态", en="PR state"),
         "github_pr_get",
         "state",
         False,
         Text(zh="open/closed 由 GitHub 给出。", en="open/closed comes from GitHub."),
     ),
     _carrier(
-        "评论数",
+        Text(zh="评论数", en="comment count"),
         "github_pr_get",
         "review_comments",
         False,
         Text(zh="计数，不带任何人的文字。", en="A count, carrying no one's words."),
     ),
     _carrier(
-        "评论摘要",
+        Text(zh="评论摘要", en="comment summary"),
         "github_pr_list_comments",
         "comments[].summary",
         True,
@@ -1683,28 +1757,28 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "评论所在的文件",
+        Text(zh="评论所在的文件", en="the file a comment is on"),
         "github_pr_list_comments",
         "comments[].file",
         True,
         Text(zh="文件名出自 PR 作者之手。", en="The file name comes from the PR's author."),
     ),
     _carrier(
-        "评论 id",
+        Text(zh="评论 id", en="comment id"),
         "github_pr_list_comments",
         "comments[].comment_id",
         False,
         Text(zh="id 只是数字。", en="An id is just a number."),
     ),
     _carrier(
-        "翻页游标",
+        Text(zh="翻页游标", en="paging cursor"),
         "github_pr_list_comments",
         "next_cursor",
         False,
         Text(zh="游标由我们的工具生成并签名。", en="Our tool generates and signs the cursor."),
     ),
     _carrier(
-        "覆盖情况",
+        Text(zh="覆盖情况", en="coverage"),
         "github_pr_list_comments",
         "coverage",
         False,
@@ -1714,14 +1788,14 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "评论全文",
+        Text(zh="评论全文", en="a comment's full text"),
         "github_pr_get_comment",
         "body",
         True,
         Text(zh="正文是评论者写的。", en="The body is written by the commenter."),
     ),
     _carrier(
-        "评论的代码片段",
+        Text(zh="评论的代码片段", en="a comment's code snippet"),
         "github_pr_get_comment",
         "diff_hunk",
         True,
@@ -1731,7 +1805,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "对话评论的作者",
+        Text(zh="对话评论的作者", en="a conversation comment's author"),
         "github_pr_list_conversation",
         "comments[].author",
         True,
@@ -1741,14 +1815,14 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "对话评论的时间",
+        Text(zh="对话评论的时间", en="a conversation comment's time"),
         "github_pr_list_conversation",
         "comments[].created_at",
         False,
         Text(zh="时间戳由 GitHub 记录。", en="GitHub records the timestamp."),
     ),
     _carrier(
-        "快照里的标题",
+        Text(zh="快照里的标题", en="the title in the snapshot"),
         "github_pr_get_review_snapshot",
         "title",
         True,
@@ -1759,7 +1833,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "快照里的 PR 正文（description）",
+        Text(zh="快照里的 PR 正文（description）", en="the PR body in the snapshot (description)"),
         "github_pr_get_review_snapshot",
         "description",
         True,
@@ -1770,7 +1844,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "快照的覆盖情况",
+        Text(zh="快照的覆盖情况", en="the snapshot's coverage"),
         "github_pr_get_review_snapshot",
         "scope.coverage",
         False,
@@ -1780,14 +1854,14 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "快照的 read_only",
+        Text(zh="快照的 read_only", en="the snapshot's read_only"),
         "github_pr_get_review_snapshot",
         "read_only",
         False,
         Text(zh="我们的工具声明的常量。", en="A constant our tool declares."),
     ),
     _carrier(
-        "提交哈希",
+        Text(zh="提交哈希", en="commit hash"),
         "github_pr_get_review_snapshot",
         "head_sha",
         False,
@@ -1797,7 +1871,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "没登记的工具",
+        Text(zh="没登记的工具", en="an undeclared tool"),
         "github_pr_list_reviews",
         "body",
         True,
@@ -1807,7 +1881,7 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
-        "没见过的字段",
+        Text(zh="没见过的字段", en="a field never seen"),
         "read_lines",
         "encoding",
         True,
@@ -1823,149 +1897,149 @@ CARRIER_CASES: tuple[Case, ...] = (
 #: only that rule, and what :func:`carrier_hidden_cases` varies for it.
 IS_UNTRUSTED_RULES: tuple[Rule, ...] = (
     Rule(
-        "文件内容",
+        Text(zh="文件内容", en="file contents"),
         Text(
             zh="文件的行、搜索预览不可信。", en="A file's lines and a search preview are untrusted."
         ),
-        "文件的一行",
+        case_named(CARRIER_CASES, "文件的一行"),
         Text(
             zh="read_lines 的 lines[].text、search_files 的预览。",
             en="read_lines' lines[].text, search_files' previews.",
         ),
     ),
     Rule(
-        "PR 的标题和正文",
+        Text(zh="PR 的标题和正文", en="a PR's title and body"),
         Text(
             zh="PR 的标题和正文不可信（review snapshot 里正文叫 description）。",
             en="A PR's title and body are untrusted (in the review snapshot the body "
             "is called description).",
         ),
-        "快照里的 PR 正文（description）",
+        case_named(CARRIER_CASES, "快照里的 PR 正文（description）"),
         Text(
             zh="github_pr_get 的 title、body，快照的 title、description。",
             en="github_pr_get's title and body, the snapshot's title and description.",
         ),
     ),
     Rule(
-        "分支名",
+        Text(zh="分支名", en="branch names"),
         Text(zh="分支名不可信。", en="Branch names are untrusted."),
-        "分支名",
+        case_named(CARRIER_CASES, "分支名"),
         Text(zh="github_pr_get 的 head 和 base。", en="github_pr_get's head and base."),
     ),
     Rule(
-        "评论正文和代码片段",
+        Text(zh="评论正文和代码片段", en="comment bodies and code snippets"),
         Text(
             zh="评论正文和代码片段（diff_hunk）不可信。",
             en="Comment bodies and code snippets (diff_hunk) are untrusted.",
         ),
-        "评论的代码片段",
+        case_named(CARRIER_CASES, "评论的代码片段"),
         Text(
             zh="各评论工具的 body、diff_hunk、comments[].body。",
             en="body, diff_hunk and comments[].body of each comment tool.",
         ),
     ),
     Rule(
-        "经过改写也不可信",
+        Text(zh="经过改写也不可信", en="untrusted even when reworded"),
         Text(
             zh="别人选的文字即使经过我们的工具改写也不可信（摘要里引用的是评论者的话）。",
             en="Text someone else chose is untrusted even after our tool has reworded "
             "it (a summary quotes the commenter's words).",
         ),
-        "评论摘要",
+        case_named(CARRIER_CASES, "评论摘要"),
         Text(
             zh="各评论工具的 summary、comments[].summary。",
             en="summary and comments[].summary of each comment tool.",
         ),
     ),
     Rule(
-        "评论所在的文件名",
+        Text(zh="评论所在的文件名", en="the name of a comment's file"),
         Text(
             zh="评论所在的文件名不可信。", en="The name of the file a comment is on is untrusted."
         ),
-        "评论所在的文件",
+        case_named(CARRIER_CASES, "评论所在的文件"),
         Text(
             zh="单条评论、列表和快照里的 file、comments[].file。",
             en="file and comments[].file in a single comment, a list and the snapshot.",
         ),
     ),
     Rule(
-        "账号名",
+        Text(zh="账号名", en="account names"),
         Text(zh="账号名不可信。", en="Account names are untrusted."),
-        "PR 作者",
+        case_named(CARRIER_CASES, "PR 作者"),
         Text(
             zh="PR 的 author，评论和对话评论的 author。",
             en="The PR's author, and the author of comments and of conversation comments.",
         ),
     ),
     Rule(
-        "磁盘上找到的文件名",
+        Text(zh="磁盘上找到的文件名", en="file names found on disk"),
         Text(
             zh="search_files 在磁盘上找到的文件名不可信。",
             en="File names that search_files found on disk are untrusted.",
         ),
-        "搜到的文件名",
+        case_named(CARRIER_CASES, "搜到的文件名"),
         Text(zh="search_files 的 candidates[].path。", en="search_files' candidates[].path."),
     ),
     Rule(
-        "next_call 里的文件名",
+        Text(zh="next_call 里的文件名", en="the file name in next_call"),
         Text(
             zh="search_files 放进 next_call 里的那个文件名也不可信。",
             en="The file name that search_files puts into next_call is untrusted too.",
         ),
-        "下一步调用里的文件名",
+        case_named(CARRIER_CASES, "下一步调用里的文件名"),
         Text(
             zh="next_call 的 arguments.path 和其余字段。",
             en="next_call's arguments.path and its other fields.",
         ),
     ),
     Rule(
-        "我们的工具算出来的可信",
+        Text(zh="我们的工具算出来的可信", en="what our tools compute is trusted"),
         Text(
             zh="我们的工具算出来的可信（id、计数、coverage、next_cursor、has_more……）。",
             en="What our tools compute is trusted (ids, counts, coverage, next_cursor, has_more…).",
         ),
-        "工具自己的建议",
+        case_named(CARRIER_CASES, "工具自己的建议"),
         Text(
             zh="各工具的计数、游标、覆盖情况、suggestion、read_only。",
             en="Each tool's counts, cursors, coverage, suggestion, read_only.",
         ),
     ),
     Rule(
-        "GitHub 计算的可信",
+        Text(zh="GitHub 计算的可信", en="what GitHub computes is trusted"),
         Text(
             zh="GitHub 计算而不是人输入的可信（state、created_at、head_sha、html_url）。",
             en="What GitHub computes rather than a person types is trusted (state, "
             "created_at, head_sha, html_url).",
         ),
-        "提交哈希",
+        case_named(CARRIER_CASES, "提交哈希"),
         Text(
             zh="state、created_at、head_sha、html_url、in_reply_to_id。",
             en="state, created_at, head_sha, html_url, in_reply_to_id.",
         ),
     ),
     Rule(
-        "参数的回声可信",
+        Text(zh="参数的回声可信", en="echoes of the arguments are trusted"),
         Text(
             zh="模型自己参数的回声可信（read_lines 的 path、repository、pr、query）。",
             en="Echoes of the model's own arguments are trusted (read_lines' path, "
             "repository, pr, query).",
         ),
-        "回显的路径",
+        case_named(CARRIER_CASES, "回显的路径"),
         Text(
             zh="各工具的 path、repository、pr、query、scope。",
             en="Each tool's path, repository, pr, query, scope.",
         ),
     ),
     Rule(
-        "不认识的工具",
+        Text(zh="不认识的工具", en="an unknown tool"),
         Text(zh="不认识的工具：当作不可信。", en="An unknown tool: treat it as untrusted."),
-        "没登记的工具",
+        case_named(CARRIER_CASES, "没登记的工具"),
         Text(zh="github_pr_list_reviews、http_send。", en="github_pr_list_reviews, http_send."),
     ),
     Rule(
-        "不认识的字段",
+        Text(zh="不认识的字段", en="an unknown field"),
         Text(zh="不认识的字段：当作不可信。", en="An unknown field: treat it as untrusted."),
-        "没见过的字段",
+        case_named(CARRIER_CASES, "没见过的字段"),
         Text(
             zh="已知工具的、RESULT_FIELDS 没有的字段。",
             en="Fields of known tools that RESULT_FIELDS does not list.",
@@ -1981,7 +2055,7 @@ def carrier_hidden_cases() -> tuple[Case, ...]:
     pairs += [("github_pr_list_reviews", "body"), ("http_send", "status"), ("search_files", "x")]
     return tuple(
         Case(
-            f"{tool} 的 {field}",
+            Text(zh=f"{tool} 的 {field}", en=f"{field} of {tool}"),
             (tool, field),
             library_is_untrusted(tool, field),
             Text(

@@ -37,7 +37,7 @@ from tutorial_lib.core.contracts import (
 )
 from tutorial_lib.core.language import Text, tr
 from tutorial_lib.course.checks import MISSING, Case, describe
-from tutorial_lib.course.rules import Rule
+from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.examples.tasks import STARTED_WORDS, TASK_STATUSES
 
 __all__ = [
@@ -195,7 +195,7 @@ def _expected(current: str, received: Any, kind: str) -> dict[str, Any]:
     }
 
 
-def _status_case(name: str, current: str, received: Any, kind: str, hint: Text) -> Case:
+def _status_case(name: str | Text, current: str, received: Any, kind: str, hint: Text) -> Case:
     return Case(
         name,
         ("T-7", current, received),
@@ -243,7 +243,7 @@ def _two_currents_call(task_id: str, received: Any) -> Text:
 STATUS_ERROR_CASES: tuple[Case, ...] = (
     # first: the case that checks every fixed key, so a wrong fixed key's first cross says so
     _status_case(
-        "看不出意图的值",
+        Text(zh="看不出意图的值", en="a value whose intent cannot be guessed"),
         "backlog",
         "banana",
         "lists_allowed",
@@ -260,7 +260,7 @@ STATUS_ERROR_CASES: tuple[Case, ...] = (
         ),
     ),
     _status_case(
-        "“started” 像是已经开始",
+        Text(zh="“started” 像是已经开始", en='"started" looks already started'),
         "backlog",
         "started",
         "conditional",
@@ -275,7 +275,7 @@ STATUS_ERROR_CASES: tuple[Case, ...] = (
         ),
     ),
     _status_case(
-        "大写的 “Started”",
+        Text(zh="大写的 “Started”", en='capitalized "Started"'),
         "backlog",
         "Started",
         "conditional",
@@ -290,7 +290,7 @@ STATUS_ERROR_CASES: tuple[Case, ...] = (
         ),
     ),
     _status_case(
-        "空字符串",
+        Text(zh="空字符串", en="the empty string"),
         "backlog",
         "",
         "lists_allowed",
@@ -301,7 +301,10 @@ STATUS_ERROR_CASES: tuple[Case, ...] = (
         ),
     ),
     _status_case(
-        "包含 start 但不是 STARTED_WORDS 里的词",
+        Text(
+            zh="包含 start 但不是 STARTED_WORDS 里的词",
+            en="contains start but is not a word of STARTED_WORDS",
+        ),
         "on_hold",
         "restart",
         "lists_allowed",
@@ -315,7 +318,7 @@ STATUS_ERROR_CASES: tuple[Case, ...] = (
         ),
     ),
     _status_case(
-        "收到的不是字符串",
+        Text(zh="收到的不是字符串", en="the value received is not a string"),
         "shipped",
         3,
         "lists_allowed",
@@ -329,7 +332,7 @@ STATUS_ERROR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "消息写出任务当前的状态",
+        Text(zh="消息写出任务当前的状态", en="the message names the task's current status"),
         ("T-9", "banana"),
         _TWO_CURRENTS_EXPECTED,
         Text(
@@ -381,7 +384,7 @@ def status_error_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ..
         }
         cases.append(
             Case(
-                f"生成的输入 {index + 1}",
+                Text(zh=f"生成的输入 {index + 1}", en=f"generated input {index + 1}"),
                 (task_id, current, received),
                 expected,
                 Text(
@@ -396,7 +399,10 @@ def status_error_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ..
         if index % 10 == 0:  # now and then: does the message follow ``current``?
             cases.append(
                 Case(
-                    f"生成的输入 {index + 1}（两个当前状态）",
+                    Text(
+                        zh=f"生成的输入 {index + 1}（两个当前状态）",
+                        en=f"generated input {index + 1} (two current statuses)",
+                    ),
                     (task_id, received),
                     _TWO_CURRENTS_EXPECTED,
                     Text(
@@ -414,7 +420,7 @@ def _error(code: str, retry: str, state: str) -> dict[str, str]:
     return {"code": code, "retry": retry, "operation_state": state}
 
 
-def _decision_case(name: str, error: Mapping[str, str], hint: Text) -> Case:
+def _decision_case(name: str | Text, error: Mapping[str, str], hint: Text) -> Case:
     return Case(name, (dict(error),), next_step(error), hint)
 
 
@@ -515,7 +521,7 @@ def decide_hidden_cases(seed: int = 0, count: int = 150) -> tuple[Case, ...]:
         error = _error(code, rng.choice(RETRY_VALUES), rng.choice(OPERATION_STATES))
         cases.append(
             _decision_case(
-                f"生成的错误 {index + 1}",
+                Text(zh=f"生成的错误 {index + 1}", en=f"generated error {index + 1}"),
                 error,
                 Text(
                     zh=(
@@ -534,7 +540,7 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
     Rule(
         "code",
         Text(zh='code："invalid_status"。', en='code: "invalid_status".'),
-        "看不出意图的值",
+        case_named(STATUS_ERROR_CASES, "看不出意图的值"),
         Text(
             zh="各种 received：每个生成的输入都比较 code",
             en="all kinds of received: code is compared on every generated input",
@@ -543,20 +549,20 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
     Rule(
         "field",
         Text(zh='field："status"。', en='field: "status".'),
-        "看不出意图的值",
+        case_named(STATUS_ERROR_CASES, "看不出意图的值"),
         Text(
             zh="各种 received：每个生成的输入都比较 field",
             en="all kinds of received: field is compared on every generated input",
         ),
     ),
     Rule(
-        "received 原样返回",
+        Text(zh="received 原样返回", en="received returned as it came"),
         Text(
             zh="received：收到的值，原样返回（它不一定是字符串）。",
             en="received: the value received, returned as it came (it is not necessarily a"
             " string).",
         ),
-        "收到的不是字符串",
+        case_named(STATUS_ERROR_CASES, "收到的不是字符串"),
         Text(
             zh='大小写混合的词、0、None、空字符串、"SHIPPED"：返回的 received 必须和收到的一样',
             en='words in mixed case, 0, None, the empty string, "SHIPPED": the received returned'
@@ -566,7 +572,7 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
     Rule(
         "allowed_values",
         Text(zh="allowed_values：list(TASK_STATUSES)。", en="allowed_values: list(TASK_STATUSES)."),
-        "看不出意图的值",
+        case_named(STATUS_ERROR_CASES, "看不出意图的值"),
         Text(
             zh="每个生成的输入都比较 allowed_values（类型也比较：要 list）",
             en="allowed_values is compared on every generated input (its type too: a list)",
@@ -578,7 +584,7 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
             zh='operation_state："not_applied"（什么都没改）。',
             en='operation_state: "not_applied" (nothing was changed).',
         ),
-        "看不出意图的值",
+        case_named(STATUS_ERROR_CASES, "看不出意图的值"),
         Text(
             zh="每个生成的输入都比较 operation_state",
             en="operation_state is compared on every generated input",
@@ -587,18 +593,18 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
     Rule(
         "retry",
         Text(zh='retry："after_input_correction"。', en='retry: "after_input_correction".'),
-        "看不出意图的值",
+        case_named(STATUS_ERROR_CASES, "看不出意图的值"),
         Text(zh="每个生成的输入都比较 retry", en="retry is compared on every generated input"),
     ),
     Rule(
-        "消息写出当前状态",
+        Text(zh="消息写出当前状态", en="the message names the current status"),
         Text(
             zh="message：一句话，说明收到的值不被允许，并写出任务当前真实的状态（参数 current"
             " 的值）。",
             en="message: one sentence that says the value received is not allowed and names the"
             " task's real current status (the value of the argument current).",
         ),
-        "消息写出任务当前的状态",
+        case_named(STATUS_ERROR_CASES, "消息写出任务当前的状态"),
         Text(
             zh="current 取遍四个状态；每十个输入有一个用两个不同的 current 各调用一次",
             en="current takes each of the four statuses; one input in ten makes two calls, one"
@@ -606,37 +612,37 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "表示已经开始：有条件的建议",
+        Text(zh="表示已经开始：有条件的建议", en="means already started: a conditional suggestion"),
         Text(
             zh="received 表示“已经开始”时，给出有条件的建议。",
             en='When received means "already started", give a conditional suggestion.',
         ),
-        "“started” 像是已经开始",
+        case_named(STATUS_ERROR_CASES, "“started” 像是已经开始"),
         Text(
             zh="STARTED_WORDS 里的每个词，随机大小写",
             en="every word of STARTED_WORDS, in random case",
         ),
     ),
     Rule(
-        "先转小写",
+        Text(zh="先转小写", en="lower-case first"),
         Text(
             zh="str(received) 小写后再查 STARTED_WORDS。",
             en="Lower-case str(received), then look it up in STARTED_WORDS.",
         ),
-        "大写的 “Started”",
+        case_named(STATUS_ERROR_CASES, "大写的 “Started”"),
         Text(
             zh="STARTED_WORDS 里的词，每个字母以 30% 的概率变成大写",
             en="words of STARTED_WORDS, each letter upper-cased with a probability of 30%",
         ),
     ),
     Rule(
-        "整个词在 STARTED_WORDS 里",
+        Text(zh="整个词在 STARTED_WORDS 里", en="the whole word is in STARTED_WORDS"),
         Text(
             zh="小写后整个在 STARTED_WORDS 里才算（不是包含某个子串）。",
             en="It counts only if the whole lower-cased value is in STARTED_WORDS (not if it"
             " contains a substring).",
         ),
-        "包含 start 但不是 STARTED_WORDS 里的词",
+        case_named(STATUS_ERROR_CASES, "包含 start 但不是 STARTED_WORDS 里的词"),
         Text(
             zh="包含这些词或写法相近的其他值（restart、in-progress 等）",
             en="other values that contain these words or are spelled like them (restart,"
@@ -644,21 +650,21 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "用 str(received)",
+        Text(zh="用 str(received)", en="use str(received)"),
         Text(
             zh="判断用的是 str(received)：received 不一定是字符串。",
             en="The test uses str(received): received is not necessarily a string.",
         ),
-        "收到的不是字符串",
+        case_named(STATUS_ERROR_CASES, "收到的不是字符串"),
         Text(zh="received 为 0 和 None", en="received is 0 or None"),
     ),
     Rule(
-        "否则列出所有允许值",
+        Text(zh="否则列出所有允许值", en="otherwise list every allowed value"),
         Text(
             zh="不表示“已经开始”时，列出所有允许值。",
             en='When it does not mean "already started", list every allowed value.',
         ),
-        "看不出意图的值",
+        case_named(STATUS_ERROR_CASES, "看不出意图的值"),
         Text(
             zh="不表示开始的各种值：finished、later、Shipped!、空字符串、0、None 等",
             en="all kinds of values that do not mean started: finished, later, Shipped!, the"
@@ -670,60 +676,60 @@ STATUS_ERROR_RULES: tuple[Rule, ...] = (
 
 DECIDE_RULES: tuple[Rule, ...] = (
     Rule(
-        "unknown 先 verify_state",
+        Text(zh="unknown 先 verify_state", en="unknown: verify_state first"),
         Text(
             zh='operation_state 为 "unknown" 时，不论别的字段，都先 "verify_state"。',
             en='When operation_state is "unknown", "verify_state" comes first, whatever the other'
             " fields say.",
         ),
-        "a timeout whose outcome is unknown",
+        case_named(DECISION_CASES, "a timeout whose outcome is unknown"),
         Text(zh="unknown 遇上每一种 retry", en="unknown with every kind of retry"),
     ),
     Rule(
-        "unknown 优先于 not_found",
+        Text(zh="unknown 优先于 not_found", en="unknown beats not_found"),
         Text(
             zh="先判断 operation_state（“不论别的字段”），然后才是 not_found。",
             en='Look at operation_state first ("whatever the other fields say"), and only then at'
             " not_found.",
         ),
-        "unknown beats not_found",
+        case_named(DECISION_CASES, "unknown beats not_found"),
         Text(zh="not_found 遇上 unknown", en="not_found with unknown"),
     ),
     Rule(
-        "not_found 先 search_first",
+        Text(zh="not_found 先 search_first", en="not_found: search_first"),
         Text(
             zh='code 为 "not_found" 并且 retry 是 "after_input_correction" 时，"search_first"。',
             en='When code is "not_found" and retry is "after_input_correction": "search_first".',
         ),
-        "not_found",
+        case_named(DECISION_CASES, "not_found"),
         Text(
             zh="not_found 配上 after_input_correction 和各种 operation_state",
             en="not_found with after_input_correction and every operation_state",
         ),
     ),
     Rule(
-        "search_first 只在默认建议时",
+        Text(zh="search_first 只在默认建议时", en="search_first only with the default advice"),
         Text(
             zh='search_first 只在 retry 是 not_found 的默认建议 "after_input_correction" 时成立。',
             en="search_first holds only when retry is not_found's default advice,"
             ' "after_input_correction".',
         ),
-        "not_found with another retry advice",
+        case_named(DECISION_CASES, "not_found with another retry advice"),
         Text(zh="not_found 带着每一种 retry", en="not_found with every kind of retry"),
     ),
     Rule(
-        "按 retry，不按 code",
+        Text(zh="按 retry，不按 code", en="by retry, not by code"),
         Text(
             zh="其余情况只按 retry 决定（不按 code）。",
             en="Everything else is decided by retry alone (not by code).",
         ),
-        "retry decides, not the code (backoff)",
+        case_named(DECISION_CASES, "retry decides, not the code (backoff)"),
         Text(zh="code 和 retry 随意组合", en="code and retry in any combination"),
     ),
     Rule(
         "after_input_correction",
         Text(zh="after_input_correction → fix_input。", en="after_input_correction → fix_input."),
-        "invalid_type",
+        case_named(DECISION_CASES, "invalid_type"),
         Text(
             zh="after_input_correction 配上各种 code",
             en="after_input_correction with all kinds of code",
@@ -732,7 +738,7 @@ DECIDE_RULES: tuple[Rule, ...] = (
     Rule(
         "with_backoff",
         Text(zh="with_backoff → retry_with_backoff。", en="with_backoff → retry_with_backoff."),
-        "temporary_unavailable",
+        case_named(DECISION_CASES, "temporary_unavailable"),
         Text(zh="with_backoff 配上各种 code", en="with_backoff with all kinds of code"),
     ),
     Rule(
@@ -741,7 +747,7 @@ DECIDE_RULES: tuple[Rule, ...] = (
             zh="after_authorization → check_authorization。",
             en="after_authorization → check_authorization.",
         ),
-        "permission_denied",
+        case_named(DECISION_CASES, "permission_denied"),
         Text(
             zh="after_authorization 配上各种 code", en="after_authorization with all kinds of code"
         ),
@@ -749,7 +755,7 @@ DECIDE_RULES: tuple[Rule, ...] = (
     Rule(
         "after_status_check",
         Text(zh="after_status_check → verify_state。", en="after_status_check → verify_state."),
-        "retry decides, not the code (status check)",
+        case_named(DECISION_CASES, "retry decides, not the code (status check)"),
         Text(
             zh="after_status_check 遇上 applied 和 not_applied",
             en="after_status_check with applied and not_applied",
@@ -758,7 +764,7 @@ DECIDE_RULES: tuple[Rule, ...] = (
     Rule(
         "never",
         Text(zh="never → stop。", en="never → stop."),
-        "file_too_large",
+        case_named(DECISION_CASES, "file_too_large"),
         Text(zh="never 配上各种 code", en="never with all kinds of code"),
     ),
 )

@@ -28,15 +28,18 @@ the plain runs into :class:`~tutorial_lib.agent.loop.Transcript` objects
 :data:`FIRST_CALL_INVALID_RATIO_RULES` is the rule table.
 
 **Exercise 2: ``fix_for(failure) -> str``**: which change of the interface removes this
-failure? ``failure`` is one observed failure of a transcript, as a sentence (an item of
-:data:`FAILURES`, which holds the descriptions only); the answer is one of the four fixes
-of :data:`INTERFACE_FIXES`. The failures are worded as what was seen in the transcript,
+failure? ``failure`` is one observed failure of a transcript, as a sentence in the language
+being shown (an item of :data:`FAILURES`, which holds the descriptions only, each a
+:class:`~tutorial_lib.core.language.Text` in both languages; a case passes it to the
+learner's function as a ``str`` in the current language); the answer is one of the four
+fixes of :data:`INTERFACE_FIXES`. The failures are worded as what was seen in the transcript,
 not as the cure: reading the transcript and naming the mechanism is the exercise. The
 table is exhaustive (every failure is a visible case), so there are no hidden cases.
 
 The answer key is not in the exercise's reach: :data:`FIX_CASES` holds, for each failure,
-a :class:`SealedAnswer` (a digest of the failure and its fix, shown as "not disclosed")
-and a :class:`FixKey` that seals the learner's answer the same way; case names are the
+a :class:`SealedAnswer` (a digest of the failure's Chinese source and its fix, shown as
+"not disclosed", so both languages check the same answers) and a :class:`FixKey` that
+seals the learner's answer the same way; case names are the
 failures' numbers and every case has the same hint, so neither names a fix. The
 reference, :func:`library_fix_for`, is for the library's own tests; the exercise never
 mentions it. :data:`FIX_FOR_RULES` names only what every answer must do, never which
@@ -54,9 +57,9 @@ from types import MappingProxyType
 from typing import Any
 
 from tutorial_lib.agent.loop import Step, Transcript
-from tutorial_lib.core.language import Text, tr
+from tutorial_lib.core.language import Text, source_text, tr
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule
+from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.worlds.evaluation import first_call_invalid_ratio
 
 __all__ = [
@@ -172,14 +175,17 @@ class RatioKey:
         return float(value)
 
 
-def _ratio_case(name: str, runs: list[list[dict[str, Any]]], hint: Text) -> Case:
+def _ratio_case(name: str | Text, runs: list[list[dict[str, Any]]], hint: Text) -> Case:
     expected = library_first_call_invalid_ratio(runs)
     return Case(name, (runs,), expected, hint, key=RatioKey(expected))
 
 
 FIRST_CALL_CASES: tuple[Case, ...] = (
     _ratio_case(
-        "类型：返回一个数，不是字符串或 bool",
+        Text(
+            zh="类型：返回一个数，不是字符串或 bool",
+            en="type: return a number, not a string or a bool",
+        ),
         [[_bad(_LINES)], [_ok(_LINES)]],
         Text(
             zh=(
@@ -192,7 +198,7 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "不要四舍五入：2/3 就是 2/3",
+        Text(zh="不要四舍五入：2/3 就是 2/3", en="do not round: 2/3 is 2/3"),
         [[_bad(_STATUS)], [_ok(_STATUS)], [_bad(_STATUS), _ok(_STATUS)]],
         Text(
             zh=(
@@ -205,7 +211,10 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "看第一次：重试成功了，第一次仍算无效",
+        Text(
+            zh="看第一次：重试成功了，第一次仍算无效",
+            en="the first call: the retry succeeded, the first still counts as invalid",
+        ),
         [[_bad(_LINES), _ok(_LINES)], [_ok(_LINES)]],
         Text(
             zh=(
@@ -218,7 +227,10 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "看第一次：换了工具再试，第一次仍算无效",
+        Text(
+            zh="看第一次：换了工具再试，第一次仍算无效",
+            en="the first call: retried with another tool, the first still counts as invalid",
+        ),
         [[_bad(_VAGUE), _ok(_COMMENTS), _ok(_COMMENTS)], [_ok(_COMMENTS)], [_ok(_COMMENTS)]],
         Text(
             zh=(
@@ -231,7 +243,10 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "只看第一次：后来的无效调用不算",
+        Text(
+            zh="只看第一次：后来的无效调用不算",
+            en="only the first call: a later invalid call does not count",
+        ),
         [[_ok(_LINES), _bad(_LINES), _ok(_LINES)], [_ok(_LINES)]],
         Text(
             zh="第一次调用成功了，之后某次调用失败，不让第一次变成无效：两次运行都是第一次有效。",
@@ -240,7 +255,10 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "按运行数：同一次运行失败三次只算一次",
+        Text(
+            zh="按运行数：同一次运行失败三次只算一次",
+            en="by runs: three failures in one run count once",
+        ),
         [[_bad(_STATUS), _bad(_STATUS), _bad(_STATUS)], [_ok(_STATUS)]],
         Text(
             zh="分子是“第一次调用无效的运行”有几次，不是无效调用有几次；一次运行最多算 1。",
@@ -249,7 +267,7 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "按运行数：分母是运行，不是调用",
+        Text(zh="按运行数：分母是运行，不是调用", en="by runs: the denominator is runs, not calls"),
         [[_bad(_LINES), _ok(_LINES), _ok(_LINES), _ok(_LINES)], [_ok(_LINES)]],
         Text(
             zh="两次运行里一次的第一次调用无效：1/2。不是无效调用数除以调用总数（1/5）。",
@@ -258,7 +276,7 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "分母：没有调用的运行不算",
+        Text(zh="分母：没有调用的运行不算", en="denominator: a run without calls does not count"),
         [[_bad(_COMMENTS)], [], [_ok(_COMMENTS)], []],
         Text(
             zh=(
@@ -271,7 +289,7 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "None：所有运行都没有调用",
+        Text(zh="None：所有运行都没有调用", en="None: no run made a call"),
         [[], [], []],
         Text(
             zh=(
@@ -283,7 +301,7 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "None：一次运行也没有",
+        Text(zh="None：一次运行也没有", en="None: no runs at all"),
         [],
         Text(
             zh="没有运行，也就没有第一次调用：返回 None，不是 0.0，也不要除以零。",
@@ -292,7 +310,7 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "一次运行：第一次就失败",
+        Text(zh="一次运行：第一次就失败", en="one run: its first call failed"),
         [[_bad(_STATUS), _ok(_STATUS)]],
         Text(
             zh="只有一次运行、它的第一次调用失败：1/1，即 1（1、1.0 或 Fraction(1) 都可以）。",
@@ -301,7 +319,7 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "全都有效：0.0 不是 None",
+        Text(zh="全都有效：0.0 不是 None", en="all valid: 0.0 is not None"),
         [[_ok(_COMMENTS), _ok(_COMMENTS)], [_ok(_COMMENTS)], [_ok(_LINES), _bad(_LINES)]],
         Text(
             zh="三次运行的第一次调用都成功：0/3 = 0.0。有调用可以衡量，所以是 0.0 而不是 None。",
@@ -310,7 +328,10 @@ FIRST_CALL_CASES: tuple[Case, ...] = (
         ),
     ),
     _ratio_case(
-        "混合：重试、后来失败、空运行都有",
+        Text(
+            zh="混合：重试、后来失败、空运行都有",
+            en="mixed: retries, later failures and empty runs",
+        ),
         [
             [_bad(_LINES), _ok(_LINES)],
             [_ok(_COMMENTS), _bad(_COMMENTS)],
@@ -367,7 +388,13 @@ def first_call_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
             runs: list[list[dict[str, Any]]] = [[] for _ in range(rng.choice((0, 1, 2, 4)))]
         else:
             runs = [_hidden_run(rng) for _ in range(rng.choice((1, 2, 3, 4, 5, 6, 8)))]
-        cases.append(_ratio_case(f"生成的输入 {index + 1}", runs, _HIDDEN_HINT))
+        cases.append(
+            _ratio_case(
+                Text(zh=f"生成的输入 {index + 1}", en=f"generated input {index + 1}"),
+                runs,
+                _HIDDEN_HINT,
+            )
+        )
     return tuple(cases)
 
 
@@ -375,13 +402,13 @@ def first_call_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
 #: only that rule, and what :func:`first_call_hidden_cases` varies for it.
 FIRST_CALL_INVALID_RATIO_RULES: tuple[Rule, ...] = (
     Rule(
-        "返回一个数",
+        Text(zh="返回一个数", en="return a number"),
         Text(
             zh="返回一个数（int、float 或 Fraction）；字符串和 True/False 不算数。",
             en="Return a number (int, float or Fraction); strings and True/False do not count as"
             " numbers.",
         ),
-        "类型：返回一个数，不是字符串或 bool",
+        case_named(FIRST_CALL_CASES, "类型：返回一个数，不是字符串或 bool"),
         Text(
             zh="每个输入都按类型检查；期望值有 0.0、1.0 和各种分数。",
             en="every input is checked by type; the expected values include 0.0, 1.0 and all"
@@ -389,70 +416,70 @@ FIRST_CALL_INVALID_RATIO_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "不要四舍五入",
+        Text(zh="不要四舍五入", en="do not round"),
         Text(
             zh="检查按 1e-9 的容差比较，所以不要四舍五入。",
             en="The check compares within a tolerance of 1e-9, so do not round.",
         ),
-        "不要四舍五入：2/3 就是 2/3",
+        case_named(FIRST_CALL_CASES, "不要四舍五入：2/3 就是 2/3"),
         Text(
             zh="1 到 8 次运行，比值多是 1/3、2/7 这样的无限小数。",
             en="1 to 8 runs; most ratios are recurring decimals such as 1/3 and 2/7.",
         ),
     ),
     Rule(
-        "第一次失败就算无效",
+        Text(zh="第一次失败就算无效", en="a failed first call counts as invalid"),
         Text(
             zh="第一次失败、重试才成功的运行也算无效。",
             en="A run whose first call failed and whose retry succeeded counts as invalid too.",
         ),
-        "看第一次：重试成功了，第一次仍算无效",
+        case_named(FIRST_CALL_CASES, "看第一次：重试成功了，第一次仍算无效"),
         Text(
             zh="第一次调用失败的运行里，后面的调用多半成功。",
             en="in runs whose first call failed, the later calls mostly succeed.",
         ),
     ),
     Rule(
-        "后面的失败不算",
+        Text(zh="后面的失败不算", en="later failures do not count"),
         Text(zh="后面的调用失败不算。", en="Later failed calls do not count."),
-        "只看第一次：后来的无效调用不算",
+        case_named(FIRST_CALL_CASES, "只看第一次：后来的无效调用不算"),
         Text(
             zh="第一次成功的运行里，后面约三成的调用失败。",
             en="in runs whose first call succeeded, about three later calls in ten fail.",
         ),
     ),
     Rule(
-        "按运行计数",
+        Text(zh="按运行计数", en="count runs"),
         Text(
             zh="第一次调用就失败的运行数 ÷ 至少有一次调用的运行数：数的是运行，不是调用。",
             en="The number of runs whose first call failed ÷ the number of runs with at least one"
             " call: it counts runs, not calls.",
         ),
-        "按运行数：分母是运行，不是调用",
+        case_named(FIRST_CALL_CASES, "按运行数：分母是运行，不是调用"),
         Text(
             zh="每次运行 0 到 6 次调用，调用数和运行数相差很大。",
             en="0 to 6 calls per run, so the numbers of calls and of runs differ widely.",
         ),
     ),
     Rule(
-        "空运行不进分母",
+        Text(zh="空运行不进分母", en="empty runs stay out of the denominator"),
         Text(
             zh="没有任何调用的运行不进分母。",
             en="A run without any call stays out of the denominator.",
         ),
-        "分母：没有调用的运行不算",
+        case_named(FIRST_CALL_CASES, "分母：没有调用的运行不算"),
         Text(
             zh="约一成五的运行是空列表，和有调用的运行混在一起。",
             en="about 15% of the runs are empty lists, mixed with runs that have calls.",
         ),
     ),
     Rule(
-        "没有可衡量的运行返回 None",
+        Text(zh="没有可衡量的运行返回 None", en="return None when no run can be measured"),
         Text(
             zh="如果没有一次运行有调用，返回 None（不是 0）。",
             en="If no run has a call, return None (not 0).",
         ),
-        "None：所有运行都没有调用",
+        case_named(FIRST_CALL_CASES, "None：所有运行都没有调用"),
         Text(
             zh="约一成的输入只有 0 到 4 次空运行。",
             en="about one input in ten has only 0 to 4 empty runs.",
@@ -536,27 +563,73 @@ INTERFACE_FIXES: Mapping[str, str] = _Rendered(
 
 #: The answer key: every failure of the exercise, as seen in a transcript, and the fix that
 #: removes it. Private on purpose: the exercise lists :data:`FAILURES` and checks with
-#: :data:`FIX_CASES`, neither of which holds a fix in the clear.
-# data, not learner text: the failures are the exercise's inputs (a solution may match their
-# words), so they are the same in every language
-_FAILURE_FIXES: Mapping[str, str] = MappingProxyType(
+#: :data:`FIX_CASES`, neither of which holds a fix in the clear. Each failure is learner text
+#: in both languages; a solution may match its words, so the English keeps every code token
+#: of the Chinese verbatim (``INVALID_ARGUMENT``, ``timeout: 30``, ``getData``, ...).
+_FAILURE_FIXES: Mapping[Text, str] = MappingProxyType(
     {
-        '模型把第一行写成 start: 0，只收到 {"error": "INVALID_ARGUMENT"}，'
-        "于是把 count 换成 10、5、1 各试一次，最后放弃": "rich_errors",
-        "模型把状态写成 started，被拒绝后依次试了 in-progress、working、wip，"
-        "每次得到的都是同一个 INVALID_ARGUMENT": "rich_errors",
-        '模型把整数写成了字符串 "1"；工具只回答“参数无效”，'
-        "模型以为是路径不对，换了三个路径": "rich_errors",
-        "PR 有 23 条评论，模型读了前 10 条就回答“共 10 条，未解决的有 2 条”": "coverage",
-        "报告说“已看过全部评论”，可它列出的未解决评论都来自第一次调用的结果；"
-        "后面还有两页没读": "coverage",
-        "模型想接着往下读，只能自己估算从第几条开始，结果漏掉一条、重复读了一条": ("coverage"),
-        "任务要 12 秒才跑完，模型传了 timeout: 30，30 毫秒后就报告“任务超时，构建失败”": ("units"),
-        "模型想只预览 2 MB 以内的文件，传了 max_size: 2，工具把每个文件都当成太大而跳过": ("units"),
-        "要读 PR 128 的审查意见，模型调用了 getData，拿回来的是仓库的设置": ("declarations"),
-        "工具列表里有 sync 和 runAction，模型想看一眼 PR 的状态，却调用了会改写数据的那个": (
-            "declarations"
-        ),
+        Text(
+            zh='模型把第一行写成 start: 0，只收到 {"error": "INVALID_ARGUMENT"}，'
+            "于是把 count 换成 10、5、1 各试一次，最后放弃",
+            en='The model wrote the first line as start: 0 and got back only {"error":'
+            ' "INVALID_ARGUMENT"}, so it tried count as 10, 5 and 1, once each, and gave up',
+        ): "rich_errors",
+        Text(
+            zh="模型把状态写成 started，被拒绝后依次试了 in-progress、working、wip，"
+            "每次得到的都是同一个 INVALID_ARGUMENT",
+            en="The model wrote the status as started; once refused, it tried in-progress,"
+            " working and wip in turn, and got the same INVALID_ARGUMENT every time",
+        ): "rich_errors",
+        Text(
+            zh='模型把整数写成了字符串 "1"；工具只回答“参数无效”，模型以为是路径不对，换了三个路径',
+            en='The model wrote an integer as the string "1"; the tool only answered "invalid'
+            ' argument", and the model, taking the path to be wrong, tried three other paths',
+        ): "rich_errors",
+        Text(
+            zh="PR 有 23 条评论，模型读了前 10 条就回答“共 10 条，未解决的有 2 条”",
+            en="The PR has 23 comments; the model read the first 10 and answered"
+            ' "10 comments in all, 2 of them unresolved"',
+        ): "coverage",
+        Text(
+            zh="报告说“已看过全部评论”，可它列出的未解决评论都来自第一次调用的结果；"
+            "后面还有两页没读",
+            en='The report says "all comments reviewed", yet the unresolved comments it lists'
+            " all come from the first call's result; two more pages were never read",
+        ): "coverage",
+        Text(
+            zh="模型想接着往下读，只能自己估算从第几条开始，结果漏掉一条、重复读了一条",
+            en="The model wanted to read on and could only estimate by itself which item to"
+            " start at: it missed one item and read another twice",
+        ): "coverage",
+        Text(
+            zh="任务要 12 秒才跑完，模型传了 timeout: 30，30 毫秒后就报告“任务超时，构建失败”",
+            en="The job takes 12 seconds to finish; the model passed timeout: 30, and 30"
+            ' milliseconds later it reported "job timed out, build failed"',
+        ): "units",
+        Text(
+            zh="模型想只预览 2 MB 以内的文件，传了 max_size: 2，工具把每个文件都当成太大而跳过",
+            en="The model wanted to preview only files up to 2 MB and passed max_size: 2; the"
+            " tool took every file to be too large and skipped it",
+        ): "units",
+        Text(
+            zh="要读 PR 128 的审查意见，模型调用了 getData，拿回来的是仓库的设置",
+            en="To read the review comments on PR 128, the model called getData and got back"
+            " the repository's settings",
+        ): "declarations",
+        Text(
+            zh="工具列表里有 sync 和 runAction，模型想看一眼 PR 的状态，却调用了会改写数据的那个",
+            en="The tool list has sync and runAction; the model wanted a quick look at the PR's"
+            " status, but called the one that changes data",
+        ): "declarations",
+    }
+)
+
+#: Each failure's fix by its wording in either language (what :func:`library_fix_for` reads).
+_FIX_BY_WORDING: Mapping[str, str] = MappingProxyType(
+    {
+        wording: fix
+        for failure, fix in _FAILURE_FIXES.items()
+        for wording in (failure.zh, failure.en)
     }
 )
 
@@ -565,18 +638,25 @@ _FAILURE_FIXES: Mapping[str, str] = MappingProxyType(
 #: group them by fix the way the answer key above does.
 _SHOWN_ORDER = (3, 0, 8, 6, 4, 1, 9, 2, 7, 5)
 
-#: The ten failures of exercise 2, in the exercise's order: the descriptions only.
-FAILURES: tuple[str, ...] = tuple(tuple(_FAILURE_FIXES)[i] for i in _SHOWN_ORDER)
+#: The ten failures of exercise 2, in the exercise's order: the descriptions only, each in
+#: both languages (a case passes its failure to the learner's function in the language shown).
+FAILURES: tuple[Text, ...] = tuple(tuple(_FAILURE_FIXES)[i] for i in _SHOWN_ORDER)
 
 
-def library_fix_for(failure: str) -> str:
+def library_fix_for(failure: str | Text) -> str:
     """The library's answer to exercise 2 (for its tests): the fix of
-    :data:`INTERFACE_FIXES` that removes ``failure`` (an item of :data:`FAILURES`).
-    An unknown failure raises KeyError."""
+    :data:`INTERFACE_FIXES` that removes ``failure`` (an item of :data:`FAILURES`, or its
+    text in either language). An unknown failure raises KeyError."""
     try:
-        return _FAILURE_FIXES[failure]
+        return _FIX_BY_WORDING[source_text(failure)]
     except KeyError:
         raise KeyError(f"not a failure of the exercise: {failure!r}") from None
+
+
+def _in_the_shown_language(function: Any, failure: Text) -> Any:
+    """How a ``fix_for`` case calls the learner's function: with the failure as a ``str``
+    in the current language (the case's argument is the bilingual :class:`Text`)."""
+    return function(str(failure))
 
 
 def _digest(failure: str, fix: str) -> str:
@@ -606,7 +686,8 @@ class SealedAnswer:
 
 @dataclass(frozen=True)
 class FixKey:
-    """A ``fix_for`` case's ``key``: seals the learner's answer for this case's failure.
+    """A ``fix_for`` case's ``key``: seals the learner's answer for this case's failure
+    (``failure`` is its Chinese source, whatever language the case is shown in).
 
     A value that is not one of the four fix names raises (TypeError for a non-string,
     ValueError for an unknown name), with the rule, which the report shows.
@@ -650,13 +731,15 @@ def _fix_cases() -> tuple[Case, ...]:
     hidden = Text(
         zh="（不公开：上表四个改进名之一）", en="(not disclosed: one of the table's four fix names)"
     )
+    # Sealed with the failure's Chinese source, so both languages check the same answers.
     return tuple(
         Case(
-            f"失败 {number}",
+            Text(zh=f"失败 {number}", en=f"failure {number}"),
             (failure,),
-            SealedAnswer(_digest(failure, _FAILURE_FIXES[failure]), hidden),
+            SealedAnswer(_digest(failure.zh, _FAILURE_FIXES[failure]), hidden),
             FIX_HINT,
-            key=FixKey(failure),
+            key=FixKey(failure.zh),
+            via=_in_the_shown_language,
         )
         for number, failure in enumerate(FAILURES, 1)
     )
@@ -668,12 +751,12 @@ FIX_CASES: tuple[Case, ...] = _fix_cases()
 #: rule names only what every answer must do, never which failure goes with which fix.
 FIX_FOR_RULES: tuple[Rule, ...] = (
     Rule(
-        "返回上表的改进名",
+        Text(zh="返回上表的改进名", en="return a fix name from the table"),
         Text(
             zh="返回上表里的一个改进名（原样拼写的 str）。",
             en="Return one fix name from the table (a str, spelled exactly).",
         ),
-        "失败 1",
+        case_named(FIX_CASES, "失败 1"),
         Text(
             zh="没有隐藏用例：10 段失败就是全部用例，每段的答案都按改进名检查。",
             en="no hidden cases: the 10 failures are all the cases, and each answer is checked by"
@@ -681,13 +764,13 @@ FIX_FOR_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "每段失败单独判断",
+        Text(zh="每段失败单独判断", en="judge each failure on its own"),
         Text(
             zh="想一想模型缺了什么信息才会这样做：每段失败单独判断，不是每段都同一个答案。",
             en="Think about what information the model was missing to act this way: judge each"
             " failure on its own; they do not all have the same answer.",
         ),
-        "失败 1",
+        case_named(FIX_CASES, "失败 1"),
         Text(
             zh="没有隐藏用例：10 段失败涉及上表的全部四个改进。",
             en="no hidden cases: the 10 failures involve all four fixes of the table.",

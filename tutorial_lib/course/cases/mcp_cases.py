@@ -74,7 +74,7 @@ from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.tools import Annotations, Registry, ToolSpec
 from tutorial_lib.course.cases.toolset_cases import says_read_only
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule
+from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.mcp_server.config import ServerConfig
 from tutorial_lib.mcp_server.confirm import HostBridge, tool_function
 from tutorial_lib.mcp_server.server import SERVER_NAME, CourseMCPServer, mcp_tool
@@ -506,7 +506,7 @@ VISIBLE_FILES: Mapping[str, str | bytes] = MappingProxyType(
 _NOTES = {"path": "notes.txt"}
 
 
-def _listing_case(name: str, probe: str, expected: Any, hint: str | Text) -> Case:
+def _listing_case(name: str | Text, probe: str, expected: Any, hint: str | Text) -> Case:
     return Case(
         name,
         (probe,),
@@ -520,7 +520,7 @@ def _listing_case(name: str, probe: str, expected: Any, hint: str | Text) -> Cas
     )
 
 
-def _call_case(name: str, arguments: Any, expected: Any, hint: str | Text) -> Case:
+def _call_case(name: str | Text, arguments: Any, expected: Any, hint: str | Text) -> Case:
     return Case(
         name,
         (arguments,),
@@ -550,7 +550,7 @@ def _tool_error(code: str, field: str, expected: str | None = None) -> dict[str,
 WORD_COUNT_CASES: tuple[Case, ...] = (
     # -- tools/list: what the client (and the model) reads before any call
     _listing_case(
-        "列出的名字是 word_count",
+        Text(zh="列出的名字是 word_count", en="the listed name is word_count"),
         "name",
         {"name": "word_count"},
         Text(
@@ -562,7 +562,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _listing_case(
-        "title 是给人看的标题",
+        Text(zh="title 是给人看的标题", en="title is a title for people"),
         "title",
         {"title 不为空": True, "title 不等于 name": True},  # data, not learner text
         Text(
@@ -574,7 +574,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _listing_case(
-        "description 写明只读",
+        Text(zh="description 写明只读", en="description says read-only"),
         "description",
         {"description 写明只读（例如 Read-only.）": True},  # data, not learner text
         Text(
@@ -586,7 +586,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _listing_case(
-        "readOnlyHint 是 true",
+        Text(zh="readOnlyHint 是 true", en="readOnlyHint is true"),
         "readOnlyHint",
         {"readOnlyHint": True},
         Text(
@@ -599,7 +599,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _listing_case(
-        "另外三个注解也写出来",
+        Text(zh="另外三个注解也写出来", en="the other three annotations written out"),
         "other hints",
         {"destructiveHint": False, "idempotentHint": True, "openWorldHint": False},
         Text(
@@ -613,7 +613,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _listing_case(
-        "outputSchema 接受真实的结果",
+        Text(zh="outputSchema 接受真实的结果", en="outputSchema accepts real results"),
         "accepts results",
         {
             "接受 notes.txt 的结果（11 个词、2 行）": True,  # data, not learner text
@@ -628,7 +628,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _listing_case(
-        "outputSchema 拒绝字符串形式的 words",
+        Text(zh="outputSchema 拒绝字符串形式的 words", en="outputSchema refuses words as a string"),
         "refuses a string",
         {'拒绝 words 写成 "11" 的结果': True},  # data, not learner text
         Text(
@@ -640,7 +640,10 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _listing_case(
-        "outputSchema 拒绝缺少 lines 的结果",
+        Text(
+            zh="outputSchema 拒绝缺少 lines 的结果",
+            en="outputSchema refuses a result without lines",
+        ),
         "refuses a missing field",
         {"拒绝缺少 lines 的结果": True},  # data, not learner text
         Text(
@@ -652,7 +655,10 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _listing_case(
-        "outputSchema 拒绝多出字段的结果",
+        Text(
+            zh="outputSchema 拒绝多出字段的结果",
+            en="outputSchema refuses a result with an extra field",
+        ),
         "refuses an extra field",
         {"拒绝多出 characters 的结果": True},  # data, not learner text
         Text(
@@ -664,7 +670,10 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
     ),
     # -- tools/call: successes come back as structuredContent
     _call_case(
-        "只给 path：notes.txt 有 11 个词、2 行",
+        Text(
+            zh="只给 path：notes.txt 有 11 个词、2 行",
+            en="only path: notes.txt has 11 words, 2 lines",
+        ),
         _NOTES,
         _success("notes.txt", 11, 2),
         Text(
@@ -675,7 +684,10 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        "min_length 5：只数 5 个字符以上的词",
+        Text(
+            zh="min_length 5：只数 5 个字符以上的词",
+            en="min_length 5: only words of at least 5 characters",
+        ),
         {**_NOTES, "min_length": 5},
         _success("notes.txt", 5, 2),
         Text(
@@ -686,7 +698,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        "空文件：0 个词、0 行",
+        Text(zh="空文件：0 个词、0 行", en="empty file: 0 words, 0 lines"),
         {"path": "empty.txt"},
         _success("empty.txt", 0, 0),
         Text(
@@ -699,7 +711,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
     ),
     # -- tools/call: a bad argument is a tool execution error the model can correct from
     _call_case(
-        "缺少 path：missing_field",
+        Text(zh="缺少 path：missing_field", en="no path: missing_field"),
         {},
         _tool_error("missing_field", "path", "string"),
         Text(
@@ -713,7 +725,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        "path 写成数字 5：invalid_type",
+        Text(zh="path 写成数字 5：invalid_type", en="path as the number 5: invalid_type"),
         {"path": 5},
         _tool_error("invalid_type", "path", "string"),
         Text(
@@ -725,7 +737,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        "path 是空字符串：invalid_value",
+        Text(zh="path 是空字符串：invalid_value", en="path is the empty string: invalid_value"),
         {"path": ""},
         _tool_error("invalid_value", "path", "minLength 1"),
         Text(
@@ -736,7 +748,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        "min_length 是 0：invalid_range",
+        Text(zh="min_length 是 0：invalid_range", en="min_length is 0: invalid_range"),
         {**_NOTES, "min_length": 0},
         _tool_error("invalid_range", "min_length", "minimum 1"),
         Text(
@@ -745,7 +757,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        "min_length 是 2.5：invalid_type",
+        Text(zh="min_length 是 2.5：invalid_type", en="min_length is 2.5: invalid_type"),
         {**_NOTES, "min_length": 2.5},
         _tool_error("invalid_type", "min_length", "integer"),
         Text(
@@ -754,7 +766,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        'min_length 是 "5"：invalid_type',
+        Text(zh='min_length 是 "5"：invalid_type', en='min_length is "5": invalid_type'),
         {**_NOTES, "min_length": "5"},
         _tool_error("invalid_type", "min_length", "integer"),
         Text(
@@ -766,7 +778,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        "min_length 是 true：invalid_type",
+        Text(zh="min_length 是 true：invalid_type", en="min_length is true: invalid_type"),
         {**_NOTES, "min_length": True},
         _tool_error("invalid_type", "min_length", "integer"),
         Text(
@@ -777,7 +789,10 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        "模型加了 confirm: true：unknown_field",
+        Text(
+            zh="模型加了 confirm: true：unknown_field",
+            en="the model added confirm: true: unknown_field",
+        ),
         {**_NOTES, "confirm": True},
         _tool_error("unknown_field", "confirm"),
         Text(
@@ -791,7 +806,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
     ),
     # -- tools/call: what the road refuses, whatever the declaration says
     _call_case(
-        "不存在的文件：not_found",
+        Text(zh="不存在的文件：not_found", en="a file that does not exist: not_found"),
         {"path": "notes.md"},
         _tool_error("not_found", "path"),
         Text(
@@ -803,7 +818,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        ".env：permission_denied",
+        Text(zh=".env：permission_denied", en=".env: permission_denied"),
         {"path": ".env"},
         _tool_error("permission_denied", "path"),
         Text(
@@ -815,7 +830,7 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _call_case(
-        "目录 src：not_a_file",
+        Text(zh="目录 src：not_a_file", en="the directory src: not_a_file"),
         {"path": "src"},
         _tool_error("not_a_file", "path"),
         Text(
@@ -832,12 +847,12 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
 #: breaking only that rule, and what :func:`word_count_hidden_cases` varies for it.
 WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
     Rule(
-        "名字",
+        Text(zh="名字", en="name"),
         Text(
             zh="name 是 word_count：客户端按这个名字调用。",
             en="name is word_count: the client calls the tool by this name.",
         ),
-        "列出的名字是 word_count",
+        case_named(WORD_COUNT_CASES, "列出的名字是 word_count"),
         Text(
             zh="每个生成的输入都先列出工具，再按 word_count 调用它。",
             en="Every generated input first lists the tool, then calls it as word_count.",
@@ -849,19 +864,19 @@ WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
             zh="title 是给人看的短标题：不为空，也不等于 name。",
             en="title is a short title for people: not empty, and not equal to name.",
         ),
-        "title 是给人看的标题",
+        case_named(WORD_COUNT_CASES, "title 是给人看的标题"),
         Text(
             zh="每个生成的输入都重新列出工具，比较 title。",
             en="Every generated input lists the tool again and compares title.",
         ),
     ),
     Rule(
-        "描述写明只读",
+        Text(zh="描述写明只读", en="description says read-only"),
         Text(
             zh="description 里写明只读（例如 Read-only.）。",
             en="description says read-only (e.g. Read-only.).",
         ),
-        "description 写明只读",
+        case_named(WORD_COUNT_CASES, "description 写明只读"),
         Text(
             zh="每个生成的输入都重新列出工具，比较 description 说没说只读。",
             en="Every generated input lists the tool again and compares whether "
@@ -871,33 +886,33 @@ WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
     Rule(
         "readOnlyHint",
         Text(zh="annotations 的 readOnlyHint 是 true。", en="annotations' readOnlyHint is true."),
-        "readOnlyHint 是 true",
+        case_named(WORD_COUNT_CASES, "readOnlyHint 是 true"),
         Text(
             zh="每个生成的输入都重新列出工具，比较四个注解。",
             en="Every generated input lists the tool again and compares the four annotations.",
         ),
     ),
     Rule(
-        "另外三个注解",
+        Text(zh="另外三个注解", en="the other three annotations"),
         Text(
             zh="另外三个注解也写出来：destructiveHint false、idempotentHint true、"
             "openWorldHint false。",
             en="The other three annotations are written out too: destructiveHint "
             "false, idempotentHint true, openWorldHint false.",
         ),
-        "另外三个注解也写出来",
+        case_named(WORD_COUNT_CASES, "另外三个注解也写出来"),
         Text(
             zh="每个生成的输入都重新列出工具，比较四个注解。",
             en="Every generated input lists the tool again and compares the four annotations.",
         ),
     ),
     Rule(
-        "outputSchema 描述 data",
+        Text(zh="outputSchema 描述 data", en="outputSchema describes data"),
         Text(
             zh="声明 outputSchema：path 是字符串，words 和 lines 是整数，可以是 0。",
             en="Declare outputSchema: path a string, words and lines integers that may be 0.",
         ),
-        "outputSchema 接受真实的结果",
+        case_named(WORD_COUNT_CASES, "outputSchema 接受真实的结果"),
         Text(
             zh="每个生成的输入都拿生成的结果去试列出的 outputSchema，"
             "成功的调用还要过客户端的检查。",
@@ -906,12 +921,12 @@ WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "三个字段都必填",
+        Text(zh="三个字段都必填", en="all three fields required"),
         Text(
             zh="outputSchema 里 path、words、lines 三个字段都必填。",
             en="In outputSchema all three fields, path, words and lines, are required.",
         ),
-        "outputSchema 拒绝缺少 lines 的结果",
+        case_named(WORD_COUNT_CASES, "outputSchema 拒绝缺少 lines 的结果"),
         Text(
             zh="每个生成的输入都去掉一个随机的字段，看 outputSchema 拒不拒绝。",
             en="Every generated input drops a random field and sees whether "
@@ -919,12 +934,12 @@ WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "不许多出字段",
+        Text(zh="不许多出字段", en="no extra fields"),
         Text(
             zh="outputSchema 不许多出字段（additionalProperties: false）。",
             en="outputSchema allows no extra fields (additionalProperties: false).",
         ),
-        "outputSchema 拒绝多出字段的结果",
+        case_named(WORD_COUNT_CASES, "outputSchema 拒绝多出字段的结果"),
         Text(
             zh="每个生成的输入都加上一个随机的字段（characters、bytes、source……），"
             "看 outputSchema 拒不拒绝。",
@@ -933,9 +948,9 @@ WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "path 必填",
+        Text(zh="path 必填", en="path required"),
         Text(zh="path 是必填参数。", en="path is a required argument."),
-        "缺少 path：missing_field",
+        case_named(WORD_COUNT_CASES, "缺少 path：missing_field"),
         Text(
             zh="约一成的调用没有 path（有时带着 min_length 或多出的参数）。",
             en="About one call in ten has no path (sometimes with min_length or an "
@@ -943,61 +958,61 @@ WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "path 是字符串",
+        Text(zh="path 是字符串", en="path is a string"),
         Text(zh="path 是字符串（type string）。", en="path is a string (type string)."),
-        "path 写成数字 5：invalid_type",
+        case_named(WORD_COUNT_CASES, "path 写成数字 5：invalid_type"),
         Text(
             zh="约一成的 path 是数字、null、列表或 true。",
             en="About one path in ten is a number, null, a list or true.",
         ),
     ),
     Rule(
-        "path 至少一个字符",
+        Text(zh="path 至少一个字符", en="path at least one character"),
         Text(
             zh="path 至少有一个字符（minLength 1）。",
             en="path has at least one character (minLength 1).",
         ),
-        "path 是空字符串：invalid_value",
+        case_named(WORD_COUNT_CASES, "path 是空字符串：invalid_value"),
         Text(zh="约一成的 path 是空字符串。", en="About one path in ten is the empty string."),
     ),
     Rule(
-        "min_length 可选",
+        Text(zh="min_length 可选", en="min_length optional"),
         Text(
             zh="min_length 是可选参数：只给 path 也能数。",
             en="min_length is an optional argument: path alone is enough to count.",
         ),
-        "只给 path：notes.txt 有 11 个词、2 行",
+        case_named(WORD_COUNT_CASES, "只给 path：notes.txt 有 11 个词、2 行"),
         Text(zh="约四成的调用不带 min_length。", en="About four calls in ten have no min_length."),
     ),
     Rule(
-        "min_length 是整数",
+        Text(zh="min_length 是整数", en="min_length is an integer"),
         Text(
             zh="min_length 是整数（type integer）。", en="min_length is an integer (type integer)."
         ),
-        "min_length 是 2.5：invalid_type",
+        case_named(WORD_COUNT_CASES, "min_length 是 2.5：invalid_type"),
         Text(
             zh='min_length 有时是 2.5、"3"、true、null 或 [2]。',
             en='min_length is sometimes 2.5, "3", true, null or [2].',
         ),
     ),
     Rule(
-        "min_length 至少为 1",
+        Text(zh="min_length 至少为 1", en="min_length at least 1"),
         Text(zh="min_length 至少为 1（minimum 1）。", en="min_length is at least 1 (minimum 1)."),
-        "min_length 是 0：invalid_range",
+        case_named(WORD_COUNT_CASES, "min_length 是 0：invalid_range"),
         Text(
             zh="min_length 有时是 0 或 -1，其余从 1 到 8。",
             en="min_length is sometimes 0 or -1, otherwise from 1 to 8.",
         ),
     ),
     Rule(
-        "只收 path 和 min_length",
+        Text(zh="只收 path 和 min_length", en="only path and min_length"),
         Text(
             zh="不收别的参数（additionalProperties: false）："
             "模型加的 confirm: true 是 unknown_field。",
             en="No other argument is accepted (additionalProperties: false): a "
             "confirm: true the model adds is unknown_field.",
         ),
-        "模型加了 confirm: true：unknown_field",
+        case_named(WORD_COUNT_CASES, "模型加了 confirm: true：unknown_field"),
         Text(
             zh="约一成五的调用多出 confirm、approved、user_confirmed、request_id 或 lines 之一。",
             en="About 15% of the calls carry one extra argument: confirm, approved, "
@@ -1157,7 +1172,7 @@ def word_count_hidden_cases(seed: int = 0, n: int = 80) -> tuple[Case, ...]:
         expected = _observe(reference, files, arguments, probes)
         cases.append(
             Case(
-                f"生成的输入 {index + 1}",
+                Text(zh=f"生成的输入 {index + 1}", en=f"generated input {index + 1}"),
                 (files, arguments, probes),
                 expected,
                 _HIDDEN_HINT,

@@ -34,7 +34,7 @@ from typing import Any
 
 from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule
+from tutorial_lib.course.rules import Rule, case_named
 
 __all__ = [
     "CURSOR_CASES",
@@ -122,7 +122,7 @@ def _result(ids: list[int], pages: int, coverage: str, cursor: str | None = None
 
 READ_ALL_CASES: tuple[Case, ...] = (
     Case(
-        "一页就读完",
+        Text(zh="一页就读完", en="one page and done"),
         (FakeListing.of([1, 2]), 5),
         _result([1, 2], 1, "complete"),
         Text(
@@ -131,7 +131,7 @@ READ_ALL_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "三页读完",
+        Text(zh="三页读完", en="done in three pages"),
         (FakeListing.of([1], [2, 3], [4]), 5),
         _result([1, 2, 3, 4], 3, "complete"),
         Text(
@@ -140,7 +140,7 @@ READ_ALL_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "中间一页是空的",
+        Text(zh="中间一页是空的", en="an empty page in the middle"),
         (FakeListing.of([1], [], [2]), 5),
         _result([1, 2], 3, "complete"),
         Text(
@@ -150,7 +150,7 @@ READ_ALL_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "第一页是空的",
+        Text(zh="第一页是空的", en="the first page is empty"),
         (FakeListing.of([], [7]), 5),
         _result([7], 2, "complete"),
         Text(
@@ -160,7 +160,7 @@ READ_ALL_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "没有任何评论",
+        Text(zh="没有任何评论", en="no comments at all"),
         (FakeListing.of([]), 5),
         _result([], 1, "complete"),
         Text(
@@ -170,7 +170,7 @@ READ_ALL_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "预算用尽",
+        Text(zh="预算用尽", en="budget used up"),
         (FakeListing.of([1], [2], [3]), 2),
         _result([1, 2], 2, "partial", "c2"),
         Text(
@@ -180,7 +180,7 @@ READ_ALL_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "预算刚好够",
+        Text(zh="预算刚好够", en="the budget is just enough"),
         (FakeListing.of([1], [2]), 2),
         _result([1, 2], 2, "complete"),
         Text(
@@ -189,7 +189,7 @@ READ_ALL_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "预算用尽在一个空页上",
+        Text(zh="预算用尽在一个空页上", en="budget used up on an empty page"),
         (FakeListing.of([1], [], [2]), 2),
         _result([1], 2, "partial", "c2"),
         Text(
@@ -199,7 +199,7 @@ READ_ALL_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "评论 id 按读到的顺序",
+        Text(zh="评论 id 按读到的顺序", en="comment ids in the order read"),
         (FakeListing.of([5, 3], [9, 1]), 5),
         _result([5, 3, 9, 1], 2, "complete"),
         Text(
@@ -209,7 +209,7 @@ READ_ALL_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "游标要原样传回",
+        Text(zh="游标要原样传回", en="the cursor is passed back unchanged"),
         (FakeListing.of([1], [2], [3], prefix="q9Z_"), 5),
         _result([1, 2, 3], 3, "complete"),
         Text(
@@ -234,7 +234,7 @@ def read_all_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
         budget = rng.randint(1, 7)
         cases.append(
             Case(
-                f"生成的列表 {index + 1}",
+                Text(zh=f"生成的列表 {index + 1}", en=f"generated listing {index + 1}"),
                 (listing, budget),
                 reference_read_all(listing, budget),
                 Text(
@@ -349,7 +349,7 @@ def cursor_round_trip(
 
 CURSOR_CASES: tuple[Case, ...] = (
     Case(
-        "原样读回",
+        Text(zh="原样读回", en="read back unchanged"),
         (1700000042,),
         1700000042,
         Text(
@@ -358,7 +358,7 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "位置 0 也能读回",
+        Text(zh="位置 0 也能读回", en="position 0 reads back too"),
         (0,),
         0,
         Text(
@@ -367,7 +367,7 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "很大的位置",
+        Text(zh="很大的位置", en="a large position"),
         (2**62 + 5,),
         2**62 + 5,
         Text(
@@ -376,7 +376,10 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "位置 2**63（有符号 64 位整数装不下）",
+        Text(
+            zh="位置 2**63（有符号 64 位整数装不下）",
+            en="position 2**63 (too big for a signed 64-bit integer)",
+        ),
         (2**63,),
         2**63,
         Text(
@@ -390,7 +393,9 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "位置 2**64（64 位整数装不下）",
+        Text(
+            zh="位置 2**64（64 位整数装不下）", en="position 2**64 (too big for a 64-bit integer)"
+        ),
         (2**64,),
         2**64,
         Text(
@@ -404,7 +409,7 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "改了最后一个字符",
+        Text(zh="改了最后一个字符", en="last character changed"),
         (1700000042, "flip_last"),
         None,
         Text(
@@ -413,7 +418,9 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "换一种写法，解码出同样的字节",
+        Text(
+            zh="换一种写法，解码出同样的字节", en="another spelling that decodes to the same bytes"
+        ),
         (170000004, "same_bytes"),
         None,
         Text(
@@ -427,7 +434,7 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "改了第一个字符",
+        Text(zh="改了第一个字符", en="first character changed"),
         (1700000042, "flip_first"),
         None,
         Text(
@@ -436,7 +443,7 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "逐个改每一个字符",
+        Text(zh="逐个改每一个字符", en="every character changed in turn"),
         (1700000042, "every_char"),
         [],
         Text(
@@ -447,7 +454,7 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "截断",
+        Text(zh="截断", en="truncated"),
         (1700000042, "truncate"),
         None,
         Text(
@@ -456,7 +463,7 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "截断 3 个字符",
+        Text(zh="截断 3 个字符", en="3 characters cut off"),
         (1700000042, "truncate_3"),
         None,
         Text(
@@ -466,13 +473,13 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "多了字符",
+        Text(zh="多了字符", en="extra characters"),
         (1700000042, "append"),
         None,
         Text(zh="多出来的内容也是改动。", en="Extra content is a change too."),
     ),
     Case(
-        "不是合法编码",
+        Text(zh="不是合法编码", en="not a valid encoding"),
         (1700000042, "garbage"),
         None,
         Text(
@@ -481,7 +488,7 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "空字符串",
+        Text(zh="空字符串", en="empty string"),
         (1700000042, "empty"),
         None,
         Text(
@@ -489,7 +496,7 @@ CURSOR_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "换了密钥",
+        Text(zh="换了密钥", en="another key"),
         (1700000042, "none", OTHER_KEY),
         None,
         Text(
@@ -575,12 +582,14 @@ def _loose_hex(token: str) -> bytes:
         return b""
 
 
-# data, not learner text: case names (identifiers, see tests/test_language.py)
-_TOKEN_ROWS = (("位置 1700000042", 1700000042), ("位置 0", 0), ("位置 987654321987", 987654321987))
+_TOKEN_POSITIONS = (1700000042, 0, 987654321987)
 
 CURSOR_TOKEN_CASES: tuple[Case, ...] = tuple(
     Case(
-        f"游标是 URL 安全的不透明字符串（{name}）",
+        Text(
+            zh=f"游标是 URL 安全的不透明字符串（位置 {position}）",
+            en=f"the cursor is a URL-safe opaque string (position {position})",
+        ),
         (position, KEY),
         {_IS_STRING: True, _URL_SAFE_ONLY: True, _KEY_UNREADABLE: True},
         Text(
@@ -594,7 +603,7 @@ CURSOR_TOKEN_CASES: tuple[Case, ...] = tuple(
         ),
         key=token_report(KEY),
     )
-    for name, position in _TOKEN_ROWS
+    for position in _TOKEN_POSITIONS
 )
 
 
@@ -635,7 +644,10 @@ def cursor_hidden_cases(seed: int = 0, count: int = 72) -> tuple[Case, ...]:
         args = (position, "none" if how == "other_key" else how, read_key)
         cases.append(
             Case(
-                f"生成的游标 {index + 1}（{how}）",
+                Text(
+                    zh=f"生成的游标 {index + 1}（{how}）",
+                    en=f"generated cursor {index + 1} ({how})",
+                ),
                 args,
                 reference(*args),
                 Text(
@@ -651,7 +663,10 @@ def cursor_hidden_cases(seed: int = 0, count: int = 72) -> tuple[Case, ...]:
         for how in ("none", "flip_last"):
             cases.append(
                 Case(
-                    f"生成的游标 {len(cases) + 1}（{how}，2**63、2**64 附近）",
+                    Text(
+                        zh=f"生成的游标 {len(cases) + 1}（{how}，2**63、2**64 附近）",
+                        en=f"generated cursor {len(cases) + 1} ({how}, around 2**63, 2**64)",
+                    ),
                     (position, how, KEY),
                     reference(position, how, KEY),
                     Text(
@@ -678,7 +693,9 @@ def token_hidden_cases(seed: int = 0, count: int = 40) -> tuple[Case, ...]:
         report = token_report(key)
         cases.append(
             Case(
-                f"生成的密钥与位置 {index + 1}",
+                Text(
+                    zh=f"生成的密钥与位置 {index + 1}", en=f"generated key and position {index + 1}"
+                ),
                 (position, key),
                 report(reference_make_cursor(position, key)),
                 Text(
@@ -694,82 +711,82 @@ def token_hidden_cases(seed: int = 0, count: int = 40) -> tuple[Case, ...]:
 
 READ_ALL_RULES: tuple[Rule, ...] = (
     Rule(
-        "按顺序收集 comment_id",
+        Text(zh="按顺序收集 comment_id", en="collect comment_id in order"),
         Text(
             zh="收集每页 comments 里的 comment_id（按顺序）。",
             en="Collect the comment_id of each page's comments (in order).",
         ),
-        "评论 id 按读到的顺序",
+        case_named(READ_ALL_CASES, "评论 id 按读到的顺序"),
         Text(zh="id 随机，不按大小排列", en="random ids, not in numeric order"),
     ),
     Rule(
-        "游标原样传回",
+        Text(zh="游标原样传回", en="pass the cursor back unchanged"),
         Text(
             zh="把 next_cursor 原样传回下一次调用（游标是不透明的，不要自己拼）。",
             en="Pass next_cursor back unchanged to the next call (a cursor is opaque: do not"
             " build one yourself).",
         ),
-        "游标要原样传回",
+        case_named(READ_ALL_CASES, "游标要原样传回"),
         Text(
             zh="游标前缀在 c、page-、Xq_ 之间变化",
             en="the cursor prefix varies among c, page- and Xq_",
         ),
     ),
     Rule(
-        "complete 时停下",
+        Text(zh="complete 时停下", en="stop at complete"),
         Text(zh='coverage 为 "complete" 时停下。', en='Stop when coverage is "complete".'),
-        "一页就读完",
+        case_named(READ_ALL_CASES, "一页就读完"),
         Text(zh="预算常常比页数多", en="the budget is often larger than the number of pages"),
     ),
     Rule(
-        "空页还有游标就继续",
+        Text(zh="空页还有游标就继续", en="an empty page with a cursor: continue"),
         Text(
             zh="空页只要还有 next_cursor，就继续。",
             en="On an empty page, continue as long as there is a next_cursor.",
         ),
-        "中间一页是空的",
+        case_named(READ_ALL_CASES, "中间一页是空的"),
         Text(
             zh="约四成的页是空的，包括第一页",
             en="about four pages in ten are empty, the first page included",
         ),
     ),
     Rule(
-        "读满 max_pages 页就停",
+        Text(zh="读满 max_pages 页就停", en="stop after max_pages pages"),
         Text(
             zh="读了 max_pages 页还没到 complete，就停下。",
             en="Once max_pages pages are read without reaching complete, stop.",
         ),
-        "预算用尽",
+        case_named(READ_ALL_CASES, "预算用尽"),
         Text(zh="预算常常比页数少", en="the budget is often smaller than the number of pages"),
     ),
     Rule(
-        "预算用尽时如实报告",
+        Text(zh="预算用尽时如实报告", en="report honestly when the budget is used up"),
         Text(
             zh='预算用尽时如实返回 "partial" 和下一次该用的游标。',
             en='When the budget is used up, honestly return "partial" and the cursor to use next.',
         ),
-        "预算用尽",
+        case_named(READ_ALL_CASES, "预算用尽"),
         Text(
             zh="预算用尽在空页或非空页上", en="the budget runs out on an empty or a non-empty page"
         ),
     ),
     Rule(
-        "最后一页正好是第 max_pages 页",
+        Text(zh="最后一页正好是第 max_pages 页", en="the last page is exactly page max_pages"),
         Text(
             zh="到了 complete 就是 complete：最后一页正好是第 max_pages 页时也一样。",
             en="Reaching complete means complete: also when the last page is exactly page"
             " max_pages.",
         ),
-        "预算刚好够",
+        case_named(READ_ALL_CASES, "预算刚好够"),
         Text(zh="预算与页数相等的情况", en="cases where the budget equals the number of pages"),
     ),
     Rule(
-        "pages_read 数的是读过的页",
+        Text(zh="pages_read 数的是读过的页", en="pages_read counts the pages read"),
         Text(
             zh="返回的 pages_read 是读过的页数 n（空页也算）。",
             en="The returned pages_read is n, the number of pages read (empty pages count).",
         ),
-        "中间一页是空的",
+        case_named(READ_ALL_CASES, "中间一页是空的"),
         Text(zh="空页与非空页混合", en="empty and non-empty pages mixed"),
     ),
 )
@@ -777,80 +794,92 @@ READ_ALL_RULES: tuple[Rule, ...] = (
 
 MAKE_CURSOR_RULES: tuple[Rule, ...] = (
     Rule(
-        "位置完整地编码进游标",
+        Text(zh="位置完整地编码进游标", en="the whole position is encoded in the cursor"),
         Text(
             zh="把位置（一个非负整数，上次读到的评论 id）和签名一起编码。",
             en="Encode the position (a non-negative integer: the id of the last comment read)"
             " together with the signature.",
         ),
-        "很大的位置",
+        case_named(CURSOR_TOKEN_CASES + CURSOR_CASES, "很大的位置"),
         Text(
             zh="随机位置，最大到 2**63；另有 2**63、2**64 附近的位置",
             en="random positions up to 2**63, plus positions around 2**63 and 2**64",
         ),
     ),
     Rule(
-        "只用 URL 安全的字符",
+        Text(zh="只用 URL 安全的字符", en="URL-safe characters only"),
         Text(
             zh="只用 A-Z a-z 0-9 - _（URL 安全的字符串）。",
             en="Use only A-Z a-z 0-9 - _ (a URL-safe string).",
         ),
-        "游标是 URL 安全的不透明字符串（位置 987654321987）",
+        case_named(
+            CURSOR_TOKEN_CASES + CURSOR_CASES, "游标是 URL 安全的不透明字符串（位置 987654321987）"
+        ),
         Text(zh="签名的字节随密钥变化", en="the signature's bytes vary with the key"),
     ),
     Rule(
-        "去掉末尾的 =",
+        Text(zh="去掉末尾的 =", en="strip the trailing ="),
         Text(
             zh="urlsafe_b64encode 末尾的 = 在 URL 里要转义，去掉它。",
             en="The trailing = of urlsafe_b64encode must be escaped in a URL: strip it.",
         ),
-        "游标是 URL 安全的不透明字符串（位置 987654321987）",
+        case_named(
+            CURSOR_TOKEN_CASES + CURSOR_CASES, "游标是 URL 安全的不透明字符串（位置 987654321987）"
+        ),
         Text(
             zh="位置的位数不同，编码后的长度也不同",
             en="positions with different numbers of digits, so the encoded lengths differ too",
         ),
     ),
     Rule(
-        "密钥不在游标里（原文）",
+        Text(zh="密钥不在游标里（原文）", en="the key is not in the cursor (plain text)"),
         Text(
             zh="密钥绝不能出现在游标里，编码过也不行：它只用来算签名。",
             en="The key must never appear in the cursor, not even encoded: it only computes the"
             " signature.",
         ),
-        "游标是 URL 安全的不透明字符串（位置 1700000042）",
+        case_named(
+            CURSOR_TOKEN_CASES + CURSOR_CASES, "游标是 URL 安全的不透明字符串（位置 1700000042）"
+        ),
         Text(
             zh="在游标的文字里、也在它解码后的字节里找密钥",
             en="the key is searched for in the cursor's text and in its decoded bytes",
         ),
     ),
     Rule(
-        "密钥不在游标里（base64）",
+        Text(zh="密钥不在游标里（base64）", en="the key is not in the cursor (base64)"),
         Text(
             zh="密钥绝不能出现在游标里，编码过也不行（base64）。",
             en="The key must never appear in the cursor, not even encoded (base64).",
         ),
-        "游标是 URL 安全的不透明字符串（位置 1700000042）",
+        case_named(
+            CURSOR_TOKEN_CASES + CURSOR_CASES, "游标是 URL 安全的不透明字符串（位置 1700000042）"
+        ),
         Text(
             zh="找标准和 URL 安全的 base64，带或不带 =",
             en="searches standard and URL-safe base64, with or without =",
         ),
     ),
     Rule(
-        "密钥不在游标里（十六进制）",
+        Text(zh="密钥不在游标里（十六进制）", en="the key is not in the cursor (hexadecimal)"),
         Text(
             zh="密钥绝不能出现在游标里，编码过也不行（十六进制）。",
             en="The key must never appear in the cursor, not even encoded (hexadecimal).",
         ),
-        "游标是 URL 安全的不透明字符串（位置 1700000042）",
+        case_named(
+            CURSOR_TOKEN_CASES + CURSOR_CASES, "游标是 URL 安全的不透明字符串（位置 1700000042）"
+        ),
         Text(zh="找大写和小写的十六进制", en="searches upper- and lower-case hexadecimal"),
     ),
     Rule(
-        "密钥不在游标里（URL 编码）",
+        Text(zh="密钥不在游标里（URL 编码）", en="the key is not in the cursor (URL encoding)"),
         Text(
             zh="密钥绝不能出现在游标里，编码过也不行（URL 编码）。",
             en="The key must never appear in the cursor, not even encoded (URL encoding).",
         ),
-        "游标是 URL 安全的不透明字符串（位置 1700000042）",
+        case_named(
+            CURSOR_TOKEN_CASES + CURSOR_CASES, "游标是 URL 安全的不透明字符串（位置 1700000042）"
+        ),
         Text(
             zh="随机字节的密钥 URL 编码后带 %XX，和原文不同",
             en="a key of random bytes, URL-encoded, has %XX in it and differs from its plain text",
@@ -861,102 +890,112 @@ MAKE_CURSOR_RULES: tuple[Rule, ...] = (
 
 READ_CURSOR_RULES: tuple[Rule, ...] = (
     Rule(
-        "签名正确时返回位置（int）",
+        Text(
+            zh="签名正确时返回位置（int）",
+            en="return the position (int) when the signature is correct",
+        ),
         Text(
             zh="签名正确时返回位置（int）。",
             en="Return the position (an int) when the signature is correct.",
         ),
-        "原样读回",
+        case_named(CURSOR_CASES, "原样读回"),
         Text(zh="原样读回", en="unchanged cursors read back"),
     ),
     Rule(
-        "位置没有上限（2**63 及以上）",
+        Text(
+            zh="位置没有上限（2**63 及以上）", en="no upper limit on the position (2**63 and above)"
+        ),
         Text(
             zh="位置没有上限：2**63 及以上（有符号 64 位整数装不下）也要原样读回。",
             en="A position has no upper limit: 2**63 and above (too big for a signed 64-bit"
             " integer) must read back unchanged too.",
         ),
-        "位置 2**63（有符号 64 位整数装不下）",
+        case_named(CURSOR_CASES, "位置 2**63（有符号 64 位整数装不下）"),
         Text(
             zh="2**63 减 1、本身、加 1，原样和改过",
             en="2**63 minus 1, itself and plus 1, unchanged and changed",
         ),
     ),
     Rule(
-        "位置没有上限（2**64 及以上）",
+        Text(
+            zh="位置没有上限（2**64 及以上）", en="no upper limit on the position (2**64 and above)"
+        ),
         Text(
             zh="位置没有上限：2**64 及以上（64 位整数装不下）也要原样读回。",
             en="A position has no upper limit: 2**64 and above (too big for a 64-bit integer)"
             " must read back unchanged too.",
         ),
-        "位置 2**64（64 位整数装不下）",
+        case_named(CURSOR_CASES, "位置 2**64（64 位整数装不下）"),
         Text(
             zh="2**64 减 1、本身、加 1，和一个到 2**128 的随机位置",
             en="2**64 minus 1, itself and plus 1, and one random position up to 2**128",
         ),
     ),
     Rule(
-        "位置 0 也是位置",
+        Text(zh="位置 0 也是位置", en="position 0 is a position too"),
         Text(
             zh="位置是一个非负整数：0 也要读回 0。",
             en="A position is a non-negative integer: 0 must read back as 0 too.",
         ),
-        "位置 0 也能读回",
+        case_named(CURSOR_CASES, "位置 0 也能读回"),
         Text(zh="约三分之一的位置是 0", en="about a third of the positions are 0"),
     ),
     Rule(
-        "改哪一个字符都算",
+        Text(zh="改哪一个字符都算", en="a change to any one character counts"),
         Text(
             zh="任何改动（改哪一个字符都算）时返回 None。",
             en="Return None on any change (a change to any one character counts).",
         ),
-        "逐个改每一个字符",
+        case_named(CURSOR_CASES, "逐个改每一个字符"),
         Text(
             zh="逐个改每一个字符、改第一个、改最后一个",
             en="every character changed in turn, the first changed, the last changed",
         ),
     ),
     Rule(
-        "解码出同样字节的另一种写法也是改动",
+        Text(
+            zh="解码出同样字节的另一种写法也是改动",
+            en="another spelling that decodes to the same bytes is a change too",
+        ),
         Text(
             zh="任何改动（改哪一个字符都算，包括末尾那个字符）时返回 None。",
             en="Return None on any change (a change to any one character counts, the last one"
             " included).",
         ),
-        "换一种写法，解码出同样的字节",
+        case_named(CURSOR_CASES, "换一种写法，解码出同样的字节"),
         Text(
             zh="末尾字符换成解码结果相同的另一个字符",
             en="the last character replaced by another that decodes to the same bytes",
         ),
     ),
     Rule(
-        "截断时返回 None",
+        Text(zh="截断时返回 None", en="return None when truncated"),
         Text(
             zh="截断时返回 None（不抛异常）。",
             en="Return None for a truncated cursor (do not raise).",
         ),
-        "截断 3 个字符",
+        case_named(CURSOR_CASES, "截断 3 个字符"),
         Text(
             zh="截掉 1、2、3、4 个字符，多出 2 个字符",
             en="1, 2, 3 or 4 characters cut off; 2 characters added",
         ),
     ),
     Rule(
-        "不是合法的编码时返回 None",
+        Text(zh="不是合法的编码时返回 None", en="return None for an invalid encoding"),
         Text(
             zh="不是合法的编码时返回 None（不抛异常）。",
             en="Return None when the text is not a valid encoding (do not raise).",
         ),
-        "不是合法编码",
+        case_named(CURSOR_CASES, "不是合法编码"),
         Text(zh="非 base64 的文字", en="text that is not base64"),
     ),
     Rule(
-        "换了密钥时返回 None",
+        Text(zh="换了密钥时返回 None", en="return None for another key"),
         Text(
             zh="换了密钥时返回 None：签名用 key 算（HMAC-SHA256）。",
             en="Return None for another key: the signature is computed with key (HMAC-SHA256).",
         ),
-        "换了密钥",
+        case_named(CURSOR_CASES, "换了密钥"),
         Text(zh="用另一个密钥读回", en="read back with another key"),
     ),
 )

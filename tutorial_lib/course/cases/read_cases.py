@@ -261,13 +261,13 @@ _NOT_OBJECTS = Text(zh="列表、字符串、数字、null", en="lists, strings,
 #: visible case that catches an answer breaking only that rule.
 VALIDATE_ARGS_FIELD_RULES: tuple[Rule, ...] = (
     Rule(
-        "整体是对象",
+        Text(zh="整体是对象", en="the whole is an object"),
         Text(zh="args 必须是对象（dict）。", en="args must be an object (a dict)."),
         "not an object",
         _NOT_OBJECTS,
     ),
     Rule(
-        "整体不写 field",
+        Text(zh="整体不写 field", en="no field for the whole"),
         Text(
             zh="整体不是对象时不写 field。",
             en="When the whole value is not an object, write no field.",
@@ -276,19 +276,19 @@ VALIDATE_ARGS_FIELD_RULES: tuple[Rule, ...] = (
         _NOT_OBJECTS,
     ),
     Rule(
-        "缺字段",
+        Text(zh="缺字段", en="missing field"),
         Text(zh="缺字段是 missing_field。", en="A missing field is missing_field."),
         "count missing",
         Text(zh="每个字段都可能缺", en="any field may be missing"),
     ),
     Rule(
-        "多字段",
+        Text(zh="多字段", en="extra field"),
         Text(zh="多字段是 unknown_field。", en="An extra field is unknown_field."),
         "a misspelt field",
         Text(zh="多出的字段名", en="extra field names"),
     ),
     Rule(
-        "恰好三个名字",
+        Text(zh="恰好三个名字", en="exactly three names"),
         Text(
             zh="恰好有 path、start、count 三个字段。",
             en="There are exactly three fields: path, start, count.",
@@ -297,19 +297,19 @@ VALIDATE_ARGS_FIELD_RULES: tuple[Rule, ...] = (
         Text(zh="多出的字段名，含 Path", en="extra field names, Path among them"),
     ),
     Rule(
-        "path 是字符串",
+        Text(zh="path 是字符串", en="path is a string"),
         Text(zh="path：字符串。", en="path: a string."),
         "a path that is a number",
         Text(zh="数字、null、列表", en="numbers, null, lists"),
     ),
     Rule(
-        "path 不为空",
+        Text(zh="path 不为空", en="path is not empty"),
         Text(zh="path 去掉空白后不为空。", en="path is not empty once whitespace is stripped."),
         "a whitespace path",
         Text(zh="空串、只有空白", en="the empty string, whitespace only"),
     ),
     Rule(
-        "只看去掉空白后",
+        Text(zh="只看去掉空白后", en="only once whitespace is stripped"),
         Text(
             zh="path 去掉空白后不为空即可。",
             en="It is enough that path is not empty once whitespace is stripped.",
@@ -318,49 +318,49 @@ VALIDATE_ARGS_FIELD_RULES: tuple[Rule, ...] = (
         Text(zh="首尾带空白", en="whitespace at the start and at the end"),
     ),
     Rule(
-        "path 有上限",
+        Text(zh="path 有上限", en="path has a cap"),
         Text(zh="path 最长 4096 个字符。", en="path is at most 4096 characters long."),
         "a path longer than the cap",
         Text(zh="4097 个字符", en="4097 characters"),
     ),
     Rule(
-        "4096 本身可以",
+        Text(zh="4096 本身可以", en="4096 itself is fine"),
         Text(zh="path 最长 4096 个字符。", en="path is at most 4096 characters long."),
         "the longest path",
         Text(zh="正好 4096 个字符", en="exactly 4096 characters"),
     ),
     Rule(
-        "start 的范围",
+        Text(zh="start 的范围", en="start's range"),
         Text(zh="start：1 到 2**53 - 1。", en="start: 1 to 2**53 - 1."),
         "a line beyond the interoperable integer range",
         Text(zh="边界两侧", en="both sides of each bound"),
     ),
     Rule(
-        "count 的范围",
+        Text(zh="count 的范围", en="count's range"),
         Text(zh="count：1 到 20。", en="count: 1 to 20."),
         "count above the cap",
         Text(zh="边界两侧", en="both sides of each bound"),
     ),
     Rule(
-        "bool 不是整数",
+        Text(zh="bool 不是整数", en="bool is not an integer"),
         Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
         "true as an integer",
         Text(zh="True、False", en="True, False"),
     ),
     Rule(
-        "字符串不是整数",
+        Text(zh="字符串不是整数", en="a string is not an integer"),
         Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
         "an integer written as a string",
         Text(zh='"1"、"2"', en='"1", "2"'),
     ),
     Rule(
-        "浮点数不是整数",
+        Text(zh="浮点数不是整数", en="a float is not an integer"),
         Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
         "a whole float",
         Text(zh="1.0、1.5、2.0", en="1.0, 1.5, 2.0"),
     ),
     Rule(
-        "每个字段都一样",
+        Text(zh="每个字段都一样", en="the same for every field"),
         Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
         "a whole float for count",
         Text(zh="两个整数字段", en="both integer fields"),
@@ -370,7 +370,7 @@ VALIDATE_ARGS_FIELD_RULES: tuple[Rule, ...] = (
 #: The fixed order of exercise 1 (its last bullet), one rule per step that can be swapped.
 VALIDATE_ARGS_ORDER_RULES: tuple[Rule, ...] = (
     Rule(
-        "缺失先于多余",
+        Text(zh="缺失先于多余", en="missing before unknown"),
         Text(
             zh="整体 → 缺失字段 → 多余字段。", en="whole object → missing fields → unknown fields."
         ),
@@ -378,7 +378,7 @@ VALIDATE_ARGS_ORDER_RULES: tuple[Rule, ...] = (
         Text(zh="字段的插入顺序", en="the fields' insertion order"),
     ),
     Rule(
-        "先查完缺失",
+        Text(zh="先查完缺失", en="every missing field first"),
         Text(
             zh="缺失字段查完，才查类型和范围。",
             en="Types and ranges are checked only once every missing field has been.",
@@ -387,7 +387,7 @@ VALIDATE_ARGS_ORDER_RULES: tuple[Rule, ...] = (
         Text(zh="缺一个字段，同时有坏值", en="one field missing, with bad values as well"),
     ),
     Rule(
-        "缺失按顺序",
+        Text(zh="缺失按顺序", en="missing fields in order"),
         Text(
             zh="缺失字段按 path、start、count。",
             en="Missing fields in the order path, start, count.",
@@ -396,7 +396,7 @@ VALIDATE_ARGS_ORDER_RULES: tuple[Rule, ...] = (
         Text(zh="同时缺几个字段", en="several fields missing at once"),
     ),
     Rule(
-        "多余先于字段",
+        Text(zh="多余先于字段", en="unknown before each field"),
         Text(
             zh="多余字段 → 逐个查类型和范围。",
             en="unknown fields → each field's type and range, one field at a time.",
@@ -405,13 +405,13 @@ VALIDATE_ARGS_ORDER_RULES: tuple[Rule, ...] = (
         Text(zh="多余字段加坏值", en="unknown fields plus bad values"),
     ),
     Rule(
-        "多余按名字排序",
+        Text(zh="多余按名字排序", en="unknown fields by name"),
         Text(zh="多余字段按名字排序。", en="Unknown fields sorted by name."),
         "unknown fields sorted by name",
         Text(zh="打乱的插入顺序", en="shuffled insertion order"),
     ),
     Rule(
-        "字段按顺序",
+        Text(zh="字段按顺序", en="fields in order"),
         Text(
             zh="按 path、start、count 逐个查。",
             en="Check path, start, count one by one, in that order.",
@@ -420,7 +420,7 @@ VALIDATE_ARGS_ORDER_RULES: tuple[Rule, ...] = (
         Text(zh="几个字段同时有错", en="several fields wrong at once"),
     ),
     Rule(
-        "逐个字段查",
+        Text(zh="逐个字段查", en="one field at a time"),
         Text(zh="逐个字段查类型和范围。", en="Check type and range one field at a time."),
         "start's range before count's type",
         Text(
@@ -435,7 +435,7 @@ VALIDATE_ARGS_RULES: tuple[Rule, ...] = VALIDATE_ARGS_FIELD_RULES + VALIDATE_ARG
 #: Exercise 2's rules; its cases are :func:`~tutorial_lib.course.demos.demo_workspace.inside_cases`.
 IS_INSIDE_RULES: tuple[Rule, ...] = (
     Rule(
-        "解析 ..",
+        Text(zh="解析 ..", en="resolve .."),
         Text(
             zh="root / path 解析之后（处理 ..）位于 root 之内。",
             en="root / path, once resolved (.. handled), lies within root.",
@@ -447,7 +447,7 @@ IS_INSIDE_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "跟随符号链接",
+        Text(zh="跟随符号链接", en="follow symbolic links"),
         Text(zh="解析时跟随符号链接。", en="Resolving follows symbolic links."),
         "a symlink leading out",
         Text(
@@ -456,7 +456,7 @@ IS_INSIDE_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "比较路径而不是字符串",
+        Text(zh="比较路径而不是字符串", en="compare paths, not strings"),
         Text(
             zh="位于 root 之内：前缀相同的兄弟目录不算。",
             en="Within root: a sibling directory with the same prefix does not count.",
@@ -465,7 +465,7 @@ IS_INSIDE_RULES: tuple[Rule, ...] = (
         Text(zh="经 .. 走到 ws_evil", en="reaching ws_evil through .."),
     ),
     Rule(
-        "root 也要解析",
+        Text(zh="root 也要解析", en="resolve root too"),
         Text(
             zh="root 本身也可能是经过符号链接的路径。",
             en="root itself may be a path through a symbolic link.",
@@ -474,7 +474,7 @@ IS_INSIDE_RULES: tuple[Rule, ...] = (
         Text(zh="root 和经过链接的 ws_alias 轮流出现", en="root and the linked ws_alias in turn"),
     ),
     Rule(
-        "文件不必存在",
+        Text(zh="文件不必存在", en="the file need not exist"),
         Text(
             zh="“在不在里面”和“存不存在”是两回事。",
             en='"Is it inside?" and "does it exist?" are two different questions.',
@@ -483,7 +483,7 @@ IS_INSIDE_RULES: tuple[Rule, ...] = (
         Text(zh="不存在的 drafts 等路径段", en="path segments that do not exist, such as drafts"),
     ),
     Rule(
-        "绝对路径",
+        Text(zh="绝对路径", en="absolute paths"),
         Text(
             zh="root / path 解析之后位于 root 之内。",
             en="root / path, once resolved, lies within root.",
@@ -675,7 +675,7 @@ def validator_hidden_cases(seed: int = 0, count: int = 300) -> tuple[Case, ...]:
                 args[name] = rng.choice(good) if rng.random() < 0.6 else rng.choice(pool)
         cases.append(
             Case(
-                f"生成的参数 {index + 1}",
+                Text(zh=f"生成的参数 {index + 1}", en=f"generated arguments {index + 1}"),
                 (args,),
                 verdict_of(validate_manually(args)),
                 _HIDDEN_HINT,

@@ -29,7 +29,7 @@ from jsonschema import Draft202012Validator
 from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.tools import Annotations, ToolSpec
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule
+from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.design.lint import lint, name_tokens
 
 __all__ = [
@@ -314,7 +314,7 @@ def _all_met(capability: str) -> dict[Text, bool]:
 
 FIXED_TOOLS_CASES: tuple[Case, ...] = (
     Case(
-        "linter 没有发现",
+        Text(zh="linter 没有发现", en="no linter findings"),
         (),
         [],
         Text(
@@ -328,7 +328,7 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
         key=toolset_findings,
     ),
     Case(
-        "名称带命名空间",
+        Text(zh="名称带命名空间", en="names with a namespace"),
         (),
         True,
         Text(
@@ -343,7 +343,7 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
         key=_namespaced,
     ),
     Case(
-        "三个工具：两个只读，一个写入",
+        Text(zh="三个工具：两个只读，一个写入", en="three tools: two read-only, one that writes"),
         (),
         {"tools": 3, "read_only": 2, "writes": 1},
         Text(
@@ -357,7 +357,9 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
         key=_counts,
     ),
     Case(
-        "getData 的能力：按 id 读一张工单",
+        Text(
+            zh="getData 的能力：按 id 读一张工单", en="getData's capability: read one ticket by id"
+        ),
         (),
         _all_met("get"),
         Text(
@@ -373,7 +375,10 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
         key=capability_report("get"),
     ),
     Case(
-        "runAction 的能力：关闭一张工单（写入，超时以秒计）",
+        Text(
+            zh="runAction 的能力：关闭一张工单（写入，超时以秒计）",
+            en="runAction's capability: close one ticket (writes, timeout in seconds)",
+        ),
         (),
         _all_met("close"),
         Text(
@@ -388,7 +393,7 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
         key=capability_report("close"),
     ),
     Case(
-        "sync 的能力：分页列出工单",
+        Text(zh="sync 的能力：分页列出工单", en="sync's capability: list the tickets page by page"),
         (),
         _all_met("list"),
         Text(
@@ -411,39 +416,43 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
 #: tool only fails that tool's case.
 FIXED_TOOLS_RULES: tuple[Rule, ...] = (
     Rule(
-        "命名空间",
+        Text(zh="命名空间", en="namespace"),
         Text(
             zh="带命名空间的名称（例如 tickets_...）。", en="Namespaced names (e.g. tickets_...)."
         ),
-        "名称带命名空间",
+        case_named(FIXED_TOOLS_CASES, "名称带命名空间"),
         Text(zh="每个工具的名称", en="every tool's name"),
     ),
     Rule(
-        "描述写全",
+        Text(zh="描述写全", en="complete descriptions"),
         Text(
             zh="描述写明目标、范围、分页、副作用。",
             en="Descriptions state the target, the scope, paging and side effects.",
         ),
-        "linter 没有发现",
+        case_named(FIXED_TOOLS_CASES, "linter 没有发现"),
         Text(zh="每个工具的 linter 发现", en="every tool's linter findings"),
     ),
     Rule(
-        "副作用写进描述（关闭工单）",
+        Text(
+            zh="副作用写进描述（关闭工单）", en="side effects in the description (closing a ticket)"
+        ),
         Text(
             zh="写入的工具在描述里说清它写了什么。",
             en="A tool that writes says in its description what it writes.",
         ),
-        "linter 没有发现",
+        case_named(FIXED_TOOLS_CASES, "linter 没有发现"),
         Text(zh="每个工具的 linter 发现", en="every tool's linter findings"),
     ),
     Rule(
-        "只读写进描述（读一张工单）",
+        Text(
+            zh="只读写进描述（读一张工单）", en="read-only in the description (reading one ticket)"
+        ),
         Text(
             zh="只读的两个工具在描述里写明只读（例如 Read-only.）。",
             en="The two read-only tools say in their descriptions that they are read-only (e.g."
             " Read-only.).",
         ),
-        "getData 的能力：按 id 读一张工单",
+        case_named(FIXED_TOOLS_CASES, "getData 的能力：按 id 读一张工单"),
         Text(
             zh="三个工具逐个查：描述写了只读，当且仅当注解是只读",
             en="each of the three tools: the description says read-only if and only if the"
@@ -451,13 +460,13 @@ FIXED_TOOLS_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "只读写进描述（列出工单）",
+        Text(zh="只读写进描述（列出工单）", en="read-only in the description (listing tickets)"),
         Text(
             zh="只读的两个工具在描述里写明只读（例如 Read-only.）。",
             en="The two read-only tools say in their descriptions that they are read-only (e.g."
             " Read-only.).",
         ),
-        "sync 的能力：分页列出工单",
+        case_named(FIXED_TOOLS_CASES, "sync 的能力：分页列出工单"),
         Text(
             zh="三个工具逐个查：描述写了只读，当且仅当注解是只读",
             en="each of the three tools: the description says read-only if and only if the"
@@ -465,104 +474,113 @@ FIXED_TOOLS_RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "不收未声明的参数",
+        Text(zh="不收未声明的参数", en="no undeclared arguments"),
         Text(zh="additionalProperties: false。", en="additionalProperties: false."),
-        "linter 没有发现",
+        case_named(FIXED_TOOLS_CASES, "linter 没有发现"),
         Text(zh="调用里多出一个未声明的参数", en="a call with one extra, undeclared argument"),
     ),
     Rule(
-        "数字带单位",
+        Text(zh="数字带单位", en="numbers with units"),
         Text(zh="带单位的数字。", en="Numbers with units."),
-        "linter 没有发现",
+        case_named(FIXED_TOOLS_CASES, "linter 没有发现"),
         Text(zh="超时参数的名字和取值", en="the timeout argument's name and values"),
     ),
     Rule(
-        "注解正确",
+        Text(zh="注解正确", en="correct annotations"),
         Text(
             zh="正确的工具注解（两个只读，一个写入）。",
             en="Correct tool annotations (two read-only, one that writes).",
         ),
-        "三个工具：两个只读，一个写入",
+        case_named(FIXED_TOOLS_CASES, "三个工具：两个只读，一个写入"),
         Text(zh="每个工具的 read_only", en="every tool's read_only"),
     ),
     Rule(
-        "读一张工单",
+        Text(zh="读一张工单", en="read one ticket"),
         Text(
             zh="只读；唯一的必填参数是整数的工单 id。",
             en="Read-only; the only required argument is the ticket's integer id.",
         ),
-        "getData 的能力：按 id 读一张工单",
+        case_named(FIXED_TOOLS_CASES, "getData 的能力：按 id 读一张工单"),
         Text(
             zh="id 缺失，或是字符串、小数、bool、null",
             en="id missing, or a string, a decimal, a bool, null",
         ),
     ),
     Rule(
-        "关闭一张工单",
+        Text(zh="关闭一张工单", en="close one ticket"),
         Text(
             zh="写入；唯一的必填参数是整数的工单 id。",
             en="Writes; the only required argument is the ticket's integer id.",
         ),
-        "runAction 的能力：关闭一张工单（写入，超时以秒计）",
+        case_named(FIXED_TOOLS_CASES, "runAction 的能力：关闭一张工单（写入，超时以秒计）"),
         Text(
             zh="id 缺失，或是字符串、小数、bool、null",
             en="id missing, or a string, a decimal, a bool, null",
         ),
     ),
     Rule(
-        "超时以秒计",
+        Text(zh="超时以秒计", en="timeout in seconds"),
         Text(
             zh="保留超时参数，单位是秒，写进名字（例如 timeout_seconds）。",
             en="Keep the timeout argument; its unit is seconds, written into its name (e.g."
             " timeout_seconds).",
         ),
-        "runAction 的能力：关闭一张工单（写入，超时以秒计）",
+        case_named(FIXED_TOOLS_CASES, "runAction 的能力：关闭一张工单（写入，超时以秒计）"),
         Text(zh="带或不带超时、超时的类型", en="with or without a timeout, and the timeout's type"),
     ),
     Rule(
-        "列出工单",
+        Text(zh="列出工单", en="list tickets"),
         Text(
             zh="只读；没有必填参数，用可选的字符串参数 cursor 取下一页。",
             en="Read-only; no required argument, and an optional string argument cursor fetches"
             " the next page.",
         ),
-        "sync 的能力：分页列出工单",
+        case_named(FIXED_TOOLS_CASES, "sync 的能力：分页列出工单"),
         Text(zh="带或不带 cursor、cursor 的类型", en="with or without cursor, and cursor's type"),
     ),
     Rule(
-        "第一句说的是工单（读一张工单）",
+        Text(
+            zh="第一句说的是工单（读一张工单）",
+            en="the opening sentence is about tickets (reading one ticket)",
+        ),
         Text(
             zh="每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
             en="Each description's opening sentence names tickets: the whole word ticket or"
             " tickets, with no negation before it.",
         ),
-        "getData 的能力：按 id 读一张工单",
+        case_named(FIXED_TOOLS_CASES, "getData 的能力：按 id 读一张工单"),
         Text(
             zh="三个工具逐个查第一句，不论它们的顺序",
             en="the opening sentence of each of the three tools, whatever their order",
         ),
     ),
     Rule(
-        "第一句说的是工单（关闭工单）",
+        Text(
+            zh="第一句说的是工单（关闭工单）",
+            en="the opening sentence is about tickets (closing a ticket)",
+        ),
         Text(
             zh="每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
             en="Each description's opening sentence names tickets: the whole word ticket or"
             " tickets, with no negation before it.",
         ),
-        "runAction 的能力：关闭一张工单（写入，超时以秒计）",
+        case_named(FIXED_TOOLS_CASES, "runAction 的能力：关闭一张工单（写入，超时以秒计）"),
         Text(
             zh="三个工具逐个查第一句，不论它们的顺序",
             en="the opening sentence of each of the three tools, whatever their order",
         ),
     ),
     Rule(
-        "第一句说的是工单（列出工单）",
+        Text(
+            zh="第一句说的是工单（列出工单）",
+            en="the opening sentence is about tickets (listing tickets)",
+        ),
         Text(
             zh="每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
             en="Each description's opening sentence names tickets: the whole word ticket or"
             " tickets, with no negation before it.",
         ),
-        "sync 的能力：分页列出工单",
+        case_named(FIXED_TOOLS_CASES, "sync 的能力：分页列出工单"),
         Text(
             zh="三个工具逐个查第一句，不论它们的顺序",
             en="the opening sentence of each of the three tools, whatever their order",
@@ -657,7 +675,10 @@ def fixed_tools_hidden_cases(seed: int = 0, count: int = 90) -> tuple[Case, ...]
         args = _generated_args(rng, capability)
         cases.append(
             Case(
-                f"生成的调用 {index + 1}（{capability}）",
+                Text(
+                    zh=f"生成的调用 {index + 1}（{capability}）",
+                    en=f"generated call {index + 1} ({capability})",
+                ),
                 (capability, args),
                 _reference_accepts(capability, args),
                 Text(
@@ -679,7 +700,7 @@ def fixed_tools_hidden_cases(seed: int = 0, count: int = 90) -> tuple[Case, ...]
     for capability in ("get", "close", "list"):
         cases.append(
             Case(
-                f"声明检查（{capability}）",
+                Text(zh=f"声明检查（{capability}）", en=f"declaration check ({capability})"),
                 (capability,),
                 _declaration(lambda: list(TICKET_TOOLSET), capability),
                 Text(
@@ -698,7 +719,10 @@ def fixed_tools_hidden_cases(seed: int = 0, count: int = 90) -> tuple[Case, ...]
     for index in range(len(TICKET_TOOLSET)):
         cases.append(
             Case(
-                f"描述检查（第 {index + 1} 个工具）",
+                Text(
+                    zh=f"描述检查（第 {index + 1} 个工具）",
+                    en=f"description check (tool number {index + 1})",
+                ),
                 (index,),
                 _description_facts(lambda: list(TICKET_TOOLSET), index),
                 Text(

@@ -26,7 +26,7 @@ from typing import Any
 
 from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule
+from tutorial_lib.course.rules import Rule, case_named
 
 __all__ = [
     "LINE_AT_CASES",
@@ -44,7 +44,7 @@ _LINES = ["alpha", "beta", "gamma"]
 
 LINE_AT_CASES: tuple[Case, ...] = (
     Case(
-        "第 1 行是第一行",
+        Text(zh="第 1 行是第一行", en="line 1 is the first line"),
         (_LINES, 1),
         {"number": 1, "text": "alpha"},
         Text(
@@ -53,7 +53,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "第 3 行（最后一行）",
+        Text(zh="第 3 行（最后一行）", en="line 3 (the last line)"),
         (_LINES, 3),
         {"number": 3, "text": "gamma"},
         Text(
@@ -62,7 +62,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "第 0 行不存在",
+        Text(zh="第 0 行不存在", en="there is no line 0"),
         (_LINES, 0),
         None,
         Text(
@@ -71,7 +71,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "负数行号",
+        Text(zh="负数行号", en="a negative line number"),
         (_LINES, -1),
         None,
         Text(
@@ -81,7 +81,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "读过末尾",
+        Text(zh="读过末尾", en="reading past the end"),
         (_LINES, 4),
         None,
         Text(
@@ -91,7 +91,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "True 不是行号",
+        Text(zh="True 不是行号", en="True is not a line number"),
         (_LINES, True),
         None,
         Text(
@@ -101,7 +101,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "字符串 '2' 不是行号",
+        Text(zh="字符串 '2' 不是行号", en="the string '2' is not a line number"),
         (_LINES, "2"),
         None,
         Text(
@@ -110,7 +110,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "浮点数 2.0 不是行号",
+        Text(zh="浮点数 2.0 不是行号", en="the float 2.0 is not a line number"),
         (_LINES, 2.0),
         None,
         Text(
@@ -119,7 +119,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "空文件没有第 1 行",
+        Text(zh="空文件没有第 1 行", en="an empty file has no line 1"),
         ([], 1),
         None,
         Text(
@@ -128,7 +128,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "空行也是一行",
+        Text(zh="空行也是一行", en="an empty line is a line too"),
         (["alpha", "", "gamma"], 2),
         {"number": 2, "text": ""},
         Text(
@@ -138,7 +138,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "这一行原样返回",
+        Text(zh="这一行原样返回", en="the line is returned as it is"),
         (["  indented line ", "x"], 1),
         {"number": 1, "text": "  indented line "},
         Text(
@@ -152,78 +152,78 @@ LINE_AT_CASES: tuple[Case, ...] = (
 #: Every rule exercise 1 states, with the visible case that catches an answer breaking it.
 LINE_AT_RULES: tuple[Rule, ...] = (
     Rule(
-        "1 起算",
+        Text(zh="1 起算", en="counted from 1"),
         Text(zh="number 是从 1 开始的行号。", en="number is a line number counted from 1."),
-        "第 1 行是第一行",
+        case_named(LINE_AT_CASES, "第 1 行是第一行"),
         Text(
             zh="0 到 6 行的文件，-3 到 8 的行号",
             en="files of 0 to 6 lines, line numbers from -3 to 8",
         ),
     ),
     Rule(
-        "带上真实行号",
+        Text(zh="带上真实行号", en="with the real line number"),
         Text(
             zh='行号有效时返回 {"number": number, "text": 那一行}。',
             en='For a valid line number, return {"number": number, "text": that line}.',
         ),
-        "第 3 行（最后一行）",
+        case_named(LINE_AT_CASES, "第 3 行（最后一行）"),
         Text(zh="每个有效的行号", en="every valid line number"),
     ),
     Rule(
-        "原样返回",
+        Text(zh="原样返回", en="returned as it is"),
         Text(zh="那一行原样返回。", en="That line is returned as it is."),
-        "这一行原样返回",
+        case_named(LINE_AT_CASES, "这一行原样返回"),
         Text(zh="行的前后带空格", en="lines with spaces at the start and end"),
     ),
     Rule(
-        "空行也是一行",
+        Text(zh="空行也是一行", en="an empty line is a line too"),
         Text(zh="空行也是一行。", en="An empty line is a line too."),
-        "空行也是一行",
+        case_named(LINE_AT_CASES, "空行也是一行"),
         Text(zh="文件里的空行", en="empty lines in the file"),
     ),
     Rule(
-        "0 不是行号",
+        Text(zh="0 不是行号", en="0 is not a line number"),
         Text(zh="0 返回 None。", en="0 returns None."),
-        "第 0 行不存在",
+        case_named(LINE_AT_CASES, "第 0 行不存在"),
         Text(zh="行号 0，文件有长有短", en="line number 0, in longer and shorter files"),
     ),
     Rule(
-        "负数不是行号",
+        Text(zh="负数不是行号", en="negative numbers are not line numbers"),
         Text(zh="负数返回 None。", en="A negative number returns None."),
-        "负数行号",
+        case_named(LINE_AT_CASES, "负数行号"),
         Text(zh="-3 到 -1", en="-3 to -1"),
     ),
     Rule(
-        "超过总行数",
+        Text(zh="超过总行数", en="beyond the number of lines"),
         Text(zh="超过总行数返回 None。", en="A number beyond the number of lines returns None."),
-        "读过末尾",
+        case_named(LINE_AT_CASES, "读过末尾"),
         Text(zh="超过末尾的行号，包括空文件", en="line numbers past the end, empty files included"),
     ),
     Rule(
-        "拒绝 True",
+        Text(zh="拒绝 True", en="refuse True"),
         Text(
             zh="不是 int 的值返回 None，例如 True。",
             en="A value that is not an int returns None, True for example.",
         ),
-        "True 不是行号",
+        case_named(LINE_AT_CASES, "True 不是行号"),
         Text(zh="True 和 False", en="True and False"),
     ),
     Rule(
-        "拒绝字符串",
+        Text(zh="拒绝字符串", en="refuse strings"),
         Text(
             zh='不是 int 的值返回 None，例如 "2"。',
             en='A value that is not an int returns None, "2" for example.',
         ),
-        "字符串 '2' 不是行号",
+        case_named(LINE_AT_CASES, "字符串 '2' 不是行号"),
         Text(zh='"1" 和 "2"', en='"1" and "2"'),
     ),
     Rule(
-        "拒绝浮点数",
+        Text(zh="拒绝浮点数", en="refuse floats"),
         Text(
             zh="不是 int 的值返回 None，例如 2.0。",
             en="A value that is not an int returns None, 2.0 for example.",
         ),
-        "浮点数 2.0 不是行号",
+        case_named(LINE_AT_CASES, "浮点数 2.0 不是行号"),
         Text(zh="1.0、2.0 和 1.5", en="1.0, 2.0 and 1.5"),
     ),
 )
@@ -249,7 +249,7 @@ def line_at_hidden_cases(seed: int = 0, count: int = 200) -> tuple[Case, ...]:
         number = rng.randint(-3, 8) if rng.random() < 0.75 else rng.choice(_NUMBERS)
         cases.append(
             Case(
-                f"生成的输入 {index + 1}",
+                Text(zh=f"生成的输入 {index + 1}", en=f"generated input {index + 1}"),
                 (lines, number),
                 reference_line_at(lines, number),
                 Text(
@@ -311,7 +311,7 @@ def _complete(items: list[Any], pages: int) -> dict[str, Any]:
 
 READ_ALL_PAGES_CASES: tuple[Case, ...] = (
     Case(
-        "只有一页",
+        Text(zh="只有一页", en="only one page"),
         (FakePages.of([1, 2]),),
         _complete([1, 2], 1),
         Text(
@@ -320,7 +320,7 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "三页按顺序拼起来",
+        Text(zh="三页按顺序拼起来", en="three pages joined in order"),
         (FakePages.of([1, 2], [3, 4], [5]),),
         _complete([1, 2, 3, 4, 5], 3),
         Text(
@@ -329,7 +329,7 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "中间一页是空的",
+        Text(zh="中间一页是空的", en="a page in the middle is empty"),
         (FakePages.of([1], [], [2]),),
         _complete([1, 2], 3),
         Text(
@@ -338,7 +338,7 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "第一页就是空的",
+        Text(zh="第一页就是空的", en="the very first page is empty"),
         (FakePages.of([], [7]),),
         _complete([7], 2),
         Text(
@@ -347,7 +347,7 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "真的没有任何条目",
+        Text(zh="真的没有任何条目", en="really no items at all"),
         (FakePages.of([]),),
         _complete([], 1),
         Text(
@@ -357,7 +357,7 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "服务返回了读过的游标",
+        Text(zh="服务返回了读过的游标", en="the service returns a cursor already read"),
         (FakePages.of([1], [2], loop_to=2),),
         {"items": [1, 2], "pages_read": 2, "coverage": "partial"},
         Text(
@@ -367,7 +367,7 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "绕一个更大的圈",
+        Text(zh="绕一个更大的圈", en="a bigger loop"),
         (FakePages.of([1], [2], [3], loop_to=2),),
         {"items": [1, 2, 3], "pages_read": 3, "coverage": "partial"},
         Text(
@@ -377,7 +377,7 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "绕回一个空页",
+        Text(zh="绕回一个空页", en="looping back to an empty page"),
         (FakePages.of([1], [], loop_to=2),),
         {"items": [1], "pages_read": 2, "coverage": "partial"},
         Text(
@@ -387,7 +387,7 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "游标要原样传回",
+        Text(zh="游标要原样传回", en="the cursor must be passed back unchanged"),
         (FakePages.of([1], [2], [3], prefix="k7Q-"),),
         _complete([1, 2, 3], 3),
         Text(
@@ -397,7 +397,7 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "条目按服务给的顺序",
+        Text(zh="条目按服务给的顺序", en="items in the order the service gives"),
         (FakePages.of([5, 3], [9], [1]),),
         _complete([5, 3, 9, 1], 3),
         Text(
@@ -407,7 +407,7 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "重复的条目也是条目",
+        Text(zh="重复的条目也是条目", en="repeated items are items too"),
         (FakePages.of([4], [4, 2]),),
         _complete([4, 4, 2], 2),
         Text(
@@ -420,79 +420,79 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
 #: Every rule exercise 2 states, with the visible case that catches an answer breaking it.
 READ_ALL_PAGES_RULES: tuple[Rule, ...] = (
     Rule(
-        "游标原样传回",
+        Text(zh="游标原样传回", en="cursors passed back unchanged"),
         Text(
             zh="把每页的 next_cursor 原样传回去（游标是不透明的，不要自己拼）。",
             en="Pass each page's next_cursor back unchanged (a cursor is opaque: do not build one"
             " yourself).",
         ),
-        "游标要原样传回",
+        case_named(READ_ALL_PAGES_CASES, "游标要原样传回"),
         Text(
             zh="游标的写法（p、c、next:、Zx9_ 开头）",
             en="how cursors are written (starting with p, c, next: or Zx9_)",
         ),
     ),
     Rule(
-        "直到 None",
+        Text(zh="直到 None", en="until None"),
         Text(zh="一直读到 next_cursor 是 None。", en="Keep reading until next_cursor is None."),
-        "三页按顺序拼起来",
+        case_named(READ_ALL_PAGES_CASES, "三页按顺序拼起来"),
         Text(zh="1 到 6 页", en="1 to 6 pages"),
     ),
     Rule(
-        "空页不是结尾",
+        Text(zh="空页不是结尾", en="an empty page is not the end"),
         Text(
             zh="空页只要还带着游标，就不是结尾。",
             en="An empty page that still carries a cursor is not the end.",
         ),
-        "中间一页是空的",
+        case_named(READ_ALL_PAGES_CASES, "中间一页是空的"),
         Text(
             zh="空页出现的位置，包括第一页", en="where empty pages appear, the first page included"
         ),
     ),
     Rule(
-        "按顺序",
+        Text(zh="按顺序", en="in order"),
         Text(zh="items 是所有条目，按顺序。", en="items holds every item, in order."),
-        "条目按服务给的顺序",
+        case_named(READ_ALL_PAGES_CASES, "条目按服务给的顺序"),
         Text(zh="随机的条目值", en="random item values"),
     ),
     Rule(
-        "所有条目",
+        Text(zh="所有条目", en="every item"),
         Text(zh="items 是所有条目。", en="items holds every item."),
-        "重复的条目也是条目",
+        case_named(READ_ALL_PAGES_CASES, "重复的条目也是条目"),
         Text(zh="随机的条目值，常有重复", en="random item values, often repeated"),
     ),
     Rule(
-        "读了几页",
+        Text(zh="读了几页", en="how many pages were read"),
         Text(zh="pages_read 是读了几页。", en="pages_read is how many pages were read."),
-        "第一页就是空的",
+        case_named(READ_ALL_PAGES_CASES, "第一页就是空的"),
         Text(zh="页数和空页", en="numbers of pages and empty pages"),
     ),
     Rule(
-        "空结果也读完了",
+        Text(zh="空结果也读完了", en="an empty result is a finished read too"),
         Text(
             zh='读完了就是 "complete"，没有条目也一样。',
             en='A finished read is "complete", even with no items.',
         ),
-        "真的没有任何条目",
+        case_named(READ_ALL_PAGES_CASES, "真的没有任何条目"),
         Text(zh="全是空页的服务", en="services with only empty pages"),
     ),
     Rule(
-        "重复游标如实报告",
+        Text(zh="重复游标如实报告", en="a repeated cursor reported honestly"),
         Text(
             zh='游标已经用过时停下，返回已读到的条目，coverage 如实写成 "partial"。',
             en="When a cursor has already been used, stop and return the items read so far, with"
             ' coverage honestly set to "partial".',
         ),
-        "服务返回了读过的游标",
+        case_named(READ_ALL_PAGES_CASES, "服务返回了读过的游标"),
         Text(zh="服务绕回的页", en="pages the service loops back to"),
     ),
     Rule(
-        "任何用过的游标",
+        Text(zh="任何用过的游标", en="any cursor already used"),
         Text(
             zh="“已经用过的游标”包括更早用过的任何一个。",
             en='"A cursor already used" includes any one used earlier.',
         ),
-        "绕一个更大的圈",
+        case_named(READ_ALL_PAGES_CASES, "绕一个更大的圈"),
         Text(zh="绕回更早的任意一页", en="looping back to any earlier page"),
     ),
 )
@@ -527,7 +527,7 @@ def read_all_pages_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, 
         service = FakePages.of(*pages, loop_to=loop_to, prefix=prefix)
         cases.append(
             Case(
-                f"生成的服务 {index + 1}",
+                Text(zh=f"生成的服务 {index + 1}", en=f"generated service {index + 1}"),
                 (service,),
                 reference_read_all_pages(service),
                 Text(

@@ -33,7 +33,7 @@ from typing import Any, Literal
 from tutorial_lib.core.language import Text
 from tutorial_lib.core.retry import decide_after_failure
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule
+from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.github.writes import WRITE_POLICY, WriteStatus, marker, reconcile
 
 __all__ = [
@@ -104,7 +104,7 @@ def library_decision(
     return "already_posted" if found else "not_posted"
 
 
-def _case(label: str, args: tuple[Any, ...], expected: str, hint: str | Text) -> Case:
+def _case(label: str | Text, args: tuple[Any, ...], expected: str, hint: str | Text) -> Case:
     # the sixth argument, earlier_unknown, is False unless a case says otherwise
     return Case(label, args if len(args) == 6 else (*args, False), expected, hint)
 
@@ -112,7 +112,7 @@ def _case(label: str, args: tuple[Any, ...], expected: str, hint: str | Text) ->
 WRITE_DECISION_CASES: tuple[Case, ...] = (
     # -- one case per rule
     _case(
-        "空正文（422）",
+        Text(zh="空正文（422）", en="empty body (422)"),
         (INVALID, False, None, True, True),
         "fix_input",
         Text(
@@ -122,7 +122,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "token 不对（401）",
+        Text(zh="token 不对（401）", en="wrong token (401)"),
         (DENIED, False, None, True, True),
         "check_authorization",
         Text(
@@ -132,7 +132,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "重试也没用的失败",
+        Text(zh="重试也没用的失败", en="a failure retrying cannot help"),
         (TOO_LARGE, False, None, True, True),
         "not_posted",
         Text(
@@ -141,7 +141,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "连接被拒绝，还有次数",
+        Text(zh="连接被拒绝，还有次数", en="connection refused, attempts left"),
         (REFUSED, False, None, True, True),
         "retry_with_backoff",
         Text(
@@ -151,7 +151,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "429，次数用完",
+        Text(zh="429，次数用完", en="429, no attempts left"),
         (REFUSED, False, None, True, False),
         "not_posted",
         Text(
@@ -160,7 +160,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "超时，可以读回",
+        Text(zh="超时，可以读回", en="timeout, can read back"),
         (TIMEOUT, False, None, True, True),
         "verify_state",
         Text(
@@ -169,7 +169,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "超时，读回找到了",
+        Text(zh="超时，读回找到了", en="timeout, the read-back found it"),
         (TIMEOUT, False, "found", True, True),
         "already_posted",
         Text(
@@ -178,7 +178,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "超时，读回没找到",
+        Text(zh="超时，读回没找到", en="timeout, the read-back found nothing"),
         (TIMEOUT, False, "absent", True, True),
         "unknown",
         Text(
@@ -188,7 +188,10 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "超时，读回没找到，有同一个键",
+        Text(
+            zh="超时，读回没找到，有同一个键",
+            en="timeout, the read-back found nothing, with the same key",
+        ),
         (TIMEOUT, True, "absent", True, True),
         "retry_with_backoff",
         Text(
@@ -199,7 +202,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "超时，有同一个键，不能读回",
+        Text(zh="超时，有同一个键，不能读回", en="timeout, with the same key, cannot read back"),
         (TIMEOUT, True, None, False, True),
         "retry_with_backoff",
         Text(
@@ -209,7 +212,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "超时，有键但次数用完",
+        Text(zh="超时，有键但次数用完", en="timeout, with a key but no attempts left"),
         (TIMEOUT, True, None, False, False),
         "unknown",
         Text(
@@ -219,7 +222,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "超时，不能读回也没有键",
+        Text(zh="超时，不能读回也没有键", en="timeout, cannot read back and no key"),
         (TIMEOUT, False, None, False, True),
         "unknown",
         Text(
@@ -230,7 +233,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "先超时，后被拒绝，可以读回",
+        Text(zh="先超时，后被拒绝，可以读回", en="timeout first, then refused, can read back"),
         (REFUSED, False, None, True, True, True),
         "verify_state",
         Text(
@@ -241,7 +244,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
     ),
     # -- pairs of rules: which one wins
     _case(
-        "先超时，现在参数无效",
+        Text(zh="先超时，现在参数无效", en="timeout first, now an invalid argument"),
         (INVALID, False, None, True, True, True),
         "fix_input",
         Text(
@@ -250,7 +253,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "有键，但 token 不对",
+        Text(zh="有键，但 token 不对", en="with a key, but a wrong token"),
         (DENIED, True, None, True, True),
         "check_authorization",
         Text(
@@ -260,7 +263,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "先超时，现在 token 不对",
+        Text(zh="先超时，现在 token 不对", en="timeout first, now a wrong token"),
         (DENIED, False, None, True, True, True),
         "check_authorization",
         Text(
@@ -270,7 +273,10 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "503：请求已发出，代码不是 outcome_unknown",
+        Text(
+            zh="503：请求已发出，代码不是 outcome_unknown",
+            en="503: the request went out, the code is not outcome_unknown",
+        ),
         (_error("temporary_unavailable", "unknown", "with_backoff"), False, None, True, True),
         "verify_state",
         Text(
@@ -282,7 +288,10 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "先超时，现在是重试也没用的失败",
+        Text(
+            zh="先超时，现在是重试也没用的失败",
+            en="timeout first, now a failure retrying cannot help",
+        ),
         (TOO_LARGE, False, None, True, True, True),
         "unknown",
         Text(
@@ -292,7 +301,10 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "先超时，现在是重试也没用的失败，读回找到了",
+        Text(
+            zh="先超时，现在是重试也没用的失败，读回找到了",
+            en="timeout first, now a failure retrying cannot help, the read-back found it",
+        ),
         (TOO_LARGE, False, "found", True, True, True),
         "already_posted",
         Text(
@@ -302,7 +314,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "先超时，后被 429，次数用完",
+        Text(zh="先超时，后被 429，次数用完", en="timeout first, then a 429, no attempts left"),
         (REFUSED, False, None, False, False, True),
         "unknown",
         Text(
@@ -312,7 +324,10 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "先超时，后被拒绝，读回没找到，没有键",
+        Text(
+            zh="先超时，后被拒绝，读回没找到，没有键",
+            en="timeout first, then refused, the read-back found nothing, no key",
+        ),
         (REFUSED, False, "absent", True, True, True),
         "unknown",
         Text(
@@ -322,7 +337,9 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "先超时，后被拒绝，有同一个键",
+        Text(
+            zh="先超时，后被拒绝，有同一个键", en="timeout first, then refused, with the same key"
+        ),
         (REFUSED, True, "absent", True, True, True),
         "retry_with_backoff",
         Text(
@@ -332,7 +349,10 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "先超时，后被拒绝，读回找到了",
+        Text(
+            zh="先超时，后被拒绝，读回找到了",
+            en="timeout first, then refused, the read-back found it",
+        ),
         (REFUSED, False, "found", True, True, True),
         "already_posted",
         Text(
@@ -341,7 +361,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "有键，还能读回，尚未读回",
+        Text(zh="有键，还能读回，尚未读回", en="with a key, can read back, not read back yet"),
         (TIMEOUT, True, None, True, True),
         "verify_state",
         Text(
@@ -351,7 +371,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "有键，读回找到了",
+        Text(zh="有键，读回找到了", en="with a key, the read-back found it"),
         (TIMEOUT, True, "found", True, True),
         "already_posted",
         Text(
@@ -360,7 +380,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "读回找到了，次数也用完了",
+        Text(zh="读回找到了，次数也用完了", en="the read-back found it, and no attempts left"),
         (TIMEOUT, False, "found", True, False),
         "already_posted",
         Text(
@@ -369,7 +389,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "读回没找到，次数也用完了",
+        Text(zh="读回没找到，次数也用完了", en="the read-back found nothing, and no attempts left"),
         (TIMEOUT, False, "absent", True, False),
         "unknown",
         Text(
@@ -378,7 +398,10 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "有键，读回没找到，次数用完",
+        Text(
+            zh="有键，读回没找到，次数用完",
+            en="with a key, the read-back found nothing, no attempts left",
+        ),
         (TIMEOUT, True, "absent", True, False),
         "unknown",
         Text(
@@ -387,7 +410,7 @@ WRITE_DECISION_CASES: tuple[Case, ...] = (
         ),
     ),
     _case(
-        "被拒绝，有键，还有次数",
+        Text(zh="被拒绝，有键，还有次数", en="refused, with a key, attempts left"),
         (REFUSED, True, None, True, True),
         "retry_with_backoff",
         Text(
@@ -414,19 +437,19 @@ _QUOTED = {"id": 12, "body": f"Why does the bot write {marker(_KEY)} in its comm
 
 RECONCILE_CASES: tuple[Case, ...] = (
     Case(
-        "没有评论",
+        Text(zh="没有评论", en="no comments"),
         ([], _KEY, _TEXT),
         {"state": "absent"},
         Text(zh="空列表：没找到。", en="An empty list: nothing found."),
     ),
     Case(
-        "只有别人的评论",
+        Text(zh="只有别人的评论", en="only other people's comments"),
         (_OTHERS, _KEY, _TEXT),
         {"state": "absent"},
         Text(zh="没有任何评论带这个标记。", en="No comment carries this marker."),
     ),
     Case(
-        "找到了",
+        Text(zh="找到了", en="found"),
         ([*_OTHERS, _posted(20)], _KEY, _TEXT),
         {"state": "found", "comment_id": 20},
         Text(
@@ -435,7 +458,7 @@ RECONCILE_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "标记后面有空行",
+        Text(zh="标记后面有空行", en="blank lines after the marker"),
         ([_posted(21, trailing="\n\n")], _KEY, _TEXT),
         {"state": "found", "comment_id": 21},
         Text(
@@ -444,7 +467,7 @@ RECONCILE_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "前缀相同的键",
+        Text(zh="前缀相同的键", en="a key with the same prefix"),
         ([_posted(22, key=_KEY + "2")], _KEY, _TEXT),
         {"state": "absent"},
         Text(
@@ -454,7 +477,7 @@ RECONCILE_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "标记被引用在正文中间",
+        Text(zh="标记被引用在正文中间", en="the marker quoted in the middle of the body"),
         ([_QUOTED], _KEY, _TEXT),
         {"state": "absent"},
         Text(
@@ -464,7 +487,7 @@ RECONCILE_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "已经有两条",
+        Text(zh="已经有两条", en="two copies already"),
         ([_posted(31), _posted(30)], _KEY, _TEXT),
         {"state": "found", "comment_id": 30},
         Text(
@@ -473,7 +496,7 @@ RECONCILE_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "键被别的内容用过",
+        Text(zh="键被别的内容用过", en="the key used for other content"),
         ([_posted(40, text="Another conclusion.")], _KEY, _TEXT),
         {"state": "key_reused", "comment_id": 40},
         Text(
@@ -482,7 +505,7 @@ RECONCILE_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "键被用过两次",
+        Text(zh="键被用过两次", en="the key used twice"),
         ([_posted(61, text="Another conclusion."), _posted(60, text="A third text.")], _KEY, _TEXT),
         {"state": "key_reused", "comment_id": 60},
         Text(
@@ -492,7 +515,7 @@ RECONCILE_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "两边都有首尾空白",
+        Text(zh="两边都有首尾空白", en="leading and trailing whitespace on both sides"),
         ([_posted(23, text="\n  " + _TEXT + "  ")], _KEY, "  " + _TEXT + "\n"),
         {"state": "found", "comment_id": 23},
         Text(
@@ -502,7 +525,7 @@ RECONCILE_CASES: tuple[Case, ...] = (
         ),
     ),
     Case(
-        "别的内容在前，这一条在后",
+        Text(zh="别的内容在前，这一条在后", en="other content first, this one after it"),
         ([_posted(50, text="Another conclusion."), _posted(51)], _KEY, _TEXT),
         {"state": "found", "comment_id": 51},
         Text(
@@ -584,7 +607,7 @@ def reconcile_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
                 comments.append({"id": comment_id, "body": f"quoting {marker(_KEY)} here"})
         cases.append(
             Case(
-                f"生成的评论列表 {index + 1}",
+                Text(zh=f"生成的评论列表 {index + 1}", en=f"generated comment list {index + 1}"),
                 (comments, _KEY, body),
                 reconcile(comments, _KEY, body),
                 Text(
@@ -602,174 +625,186 @@ def reconcile_hidden_cases(seed: int = 0, count: int = 120) -> tuple[Case, ...]:
 
 DECIDE_RULES: tuple[Rule, ...] = (
     Rule(
-        "参数无效 → fix_input",
+        Text(zh="参数无效 → fix_input", en="invalid argument → fix_input"),
         Text(
             zh='retry 是 "after_input_correction"：fix_input。',
             en='retry is "after_input_correction": fix_input.',
         ),
-        "空正文（422）",
+        case_named(WRITE_DECISION_CASES, "空正文（422）"),
         Text(zh="INVALID 的每一种组合", en="every combination with INVALID"),
     ),
     Rule(
-        "没有权限 → check_authorization",
+        Text(zh="没有权限 → check_authorization", en="no permission → check_authorization"),
         Text(
             zh='retry 是 "after_authorization"：check_authorization。',
             en='retry is "after_authorization": check_authorization.',
         ),
-        "token 不对（401）",
+        case_named(WRITE_DECISION_CASES, "token 不对（401）"),
         Text(zh="DENIED 的每一种组合", en="every combination with DENIED"),
     ),
     Rule(
-        "规则 1 排在最前",
+        Text(zh="规则 1 排在最前", en="rule 1 comes first"),
         Text(
             zh="按顺序判断：第 1 条（参数、权限）先于“结果是否未知”。",
             en="Decide in order: step 1 (arguments, permission) comes before “is the "
             "outcome unknown”.",
         ),
-        "先超时，现在参数无效",
+        case_named(WRITE_DECISION_CASES, "先超时，现在参数无效"),
         Text(
             zh="INVALID、DENIED 遇上 earlier_unknown",
             en="INVALID and DENIED meeting earlier_unknown",
         ),
     ),
     Rule(
-        "看 operation_state，不看 code",
+        Text(zh="看 operation_state，不看 code", en="look at operation_state, not at code"),
         Text(
             zh='结果是否未知：这次的 operation_state 是 "unknown"。',
             en='The outcome is unknown when this attempt\'s operation_state is "unknown".',
         ),
-        "503：请求已发出，代码不是 outcome_unknown",
+        case_named(WRITE_DECISION_CASES, "503：请求已发出，代码不是 outcome_unknown"),
         Text(
             zh="operation_state 为 unknown、code 不是 outcome_unknown 的 503",
             en="a 503 whose operation_state is unknown and whose code is not outcome_unknown",
         ),
     ),
     Rule(
-        "更早的未知也算未知",
+        Text(zh="更早的未知也算未知", en="an earlier unknown counts as unknown"),
         Text(
             zh="结果是否未知：或者 earlier_unknown 为真。",
             en="The outcome is also unknown when earlier_unknown is true.",
         ),
-        "先超时，后被拒绝，可以读回",
+        case_named(WRITE_DECISION_CASES, "先超时，后被拒绝，可以读回"),
         Text(zh="earlier_unknown 为真和为假", en="earlier_unknown both true and false"),
     ),
     Rule(
-        "不是未知时：never 报告没发",
+        Text(zh="不是未知时：never 报告没发", en="not unknown: never means report not posted"),
         Text(
             zh='不是未知时：retry 为 "never" 报告没发。',
             en='When the outcome is not unknown: retry "never" means report not posted.',
         ),
-        "重试也没用的失败",
+        case_named(WRITE_DECISION_CASES, "重试也没用的失败"),
         Text(zh="TOO_LARGE 的每一种组合", en="every combination with TOO_LARGE"),
     ),
     Rule(
-        "不是未知时：有次数就重试",
+        Text(zh="不是未知时：有次数就重试", en="not unknown: retry while attempts are left"),
         Text(
             zh="可证明没执行的暂时失败有次数就重试。",
             en="A temporary failure that provably did not run is retried while attempts are left.",
         ),
-        "连接被拒绝，还有次数",
+        case_named(WRITE_DECISION_CASES, "连接被拒绝，还有次数"),
         Text(zh="REFUSED 配上 attempts_left", en="REFUSED with attempts_left"),
     ),
     Rule(
-        "不是未知时：没次数报告没发",
+        Text(
+            zh="不是未知时：没次数报告没发",
+            en="not unknown: no attempts left means report not posted",
+        ),
         Text(
             zh="可证明没执行的暂时失败没有次数，报告没发。",
             en="A temporary failure that provably did not run, with no attempts left: "
             "report not posted.",
         ),
-        "429，次数用完",
+        case_named(WRITE_DECISION_CASES, "429，次数用完"),
         Text(zh="REFUSED 配上 attempts_left 为假", en="REFUSED with attempts_left false"),
     ),
     Rule(
-        "未知又 never：报告未知",
+        Text(zh="未知又 never：报告未知", en="unknown and never: report unknown"),
         Text(
             zh='结果未知时：retry 为 "never"（重试也没用）就报告未知。',
             en='When the outcome is unknown: retry "never" (retrying cannot help) '
             "means report unknown.",
         ),
-        "先超时，现在是重试也没用的失败",
+        case_named(WRITE_DECISION_CASES, "先超时，现在是重试也没用的失败"),
         Text(zh="TOO_LARGE 遇上 earlier_unknown", en="TOO_LARGE meeting earlier_unknown"),
     ),
     Rule(
-        "未知又 never：除非读回找到了",
+        Text(
+            zh="未知又 never：除非读回找到了", en="unknown and never: unless the read-back found it"
+        ),
         Text(
             zh='retry 为 "never" 就报告未知，除非读回找到了。',
             en='retry "never" means report unknown, unless the read-back found the write.',
         ),
-        "先超时，现在是重试也没用的失败，读回找到了",
+        case_named(WRITE_DECISION_CASES, "先超时，现在是重试也没用的失败，读回找到了"),
         Text(
             zh="TOO_LARGE、earlier_unknown 配上 read_back 为 found",
             en="TOO_LARGE and earlier_unknown with read_back found",
         ),
     ),
     Rule(
-        "读回找到 → 已发",
+        Text(zh="读回找到 → 已发", en="found by the read-back → already posted"),
         Text(
             zh="结果未知时：读回找到 → 已发。",
             en="When the outcome is unknown: found by the read-back → already posted.",
         ),
-        "超时，读回找到了",
+        case_named(WRITE_DECISION_CASES, "超时，读回找到了"),
         Text(zh="read_back 为 found", en="read_back found"),
     ),
     Rule(
-        "还没读回、能读回 → 先读回",
+        Text(
+            zh="还没读回、能读回 → 先读回", en="not read back yet, can read back → read back first"
+        ),
         Text(
             zh="还没读回、能读回 → 先读回。",
             en="Not read back yet, and it can be → read back first.",
         ),
-        "超时，可以读回",
+        case_named(WRITE_DECISION_CASES, "超时，可以读回"),
         Text(zh="read_back 为 None 配上 can_read_back", en="read_back None with can_read_back"),
     ),
     Rule(
-        "有键也先读回",
+        Text(zh="有键也先读回", en="read back first even with a key"),
         Text(
             zh="有键也先读：服务器可能重启丢了键表。",
             en="Read first even with a key: the server may have restarted and lost its key table.",
         ),
-        "有键，还能读回，尚未读回",
+        case_named(WRITE_DECISION_CASES, "有键，还能读回，尚未读回"),
         Text(
             zh="same_key、read_back 为 None、can_read_back",
             en="same_key, read_back None, can_read_back",
         ),
     ),
     Rule(
-        "有同一个键：有次数时重试",
+        Text(zh="有同一个键：有次数时重试", en="the same key: retry while attempts are left"),
         Text(
             zh="其余情况：有同一个键就有次数时重试。",
             en="Otherwise: with the same key, retry while attempts are left.",
         ),
-        "超时，读回没找到，有同一个键",
+        case_named(WRITE_DECISION_CASES, "超时，读回没找到，有同一个键"),
         Text(
             zh="same_key 配上 read_back 为 absent 或不能读回",
             en="same_key with read_back absent, or no read-back possible",
         ),
     ),
     Rule(
-        "有同一个键：没次数报告未知",
+        Text(
+            zh="有同一个键：没次数报告未知",
+            en="the same key: no attempts left means report unknown",
+        ),
         Text(
             zh="有同一个键、没有次数时报告未知。",
             en="With the same key and no attempts left, report unknown.",
         ),
-        "超时，有键但次数用完",
+        case_named(WRITE_DECISION_CASES, "超时，有键但次数用完"),
         Text(zh="same_key 配上 attempts_left 为假", en="same_key with attempts_left false"),
     ),
     Rule(
-        "读回没找到不是没发的证明",
+        Text(
+            zh="读回没找到不是没发的证明", en="not found by the read-back is no proof of not posted"
+        ),
         Text(
             zh="读回没找到、又没有键：报告未知（没找到不是没发的证明）。",
             en="Read back and not found, and no key: report unknown (not found is no "
             "proof that it was not posted).",
         ),
-        "超时，读回没找到",
+        case_named(WRITE_DECISION_CASES, "超时，读回没找到"),
         Text(zh="read_back 为 absent、没有 same_key", en="read_back absent, without same_key"),
     ),
     Rule(
-        "不能读回又没有键：报告未知",
+        Text(zh="不能读回又没有键：报告未知", en="cannot read back and no key: report unknown"),
         Text(
             zh="不能读回、又没有键：报告未知。", en="Cannot read back, and no key: report unknown."
         ),
-        "超时，不能读回也没有键",
+        case_named(WRITE_DECISION_CASES, "超时，不能读回也没有键"),
         Text(zh="can_read_back 为假、没有 same_key", en="can_read_back false, without same_key"),
     ),
 )
@@ -777,92 +812,92 @@ DECIDE_RULES: tuple[Rule, ...] = (
 
 RECONCILE_RULES: tuple[Rule, ...] = (
     Rule(
-        "去掉首尾空白后看结尾",
+        Text(zh="去掉首尾空白后看结尾", en="look at the end after stripping whitespace"),
         Text(
             zh="正文（去掉首尾空白后）以 marker(key) 结尾时才算数。",
             en="A comment counts only when its body (stripped of leading and trailing "
             "whitespace) ends with marker(key).",
         ),
-        "标记后面有空行",
+        case_named(RECONCILE_CASES, "标记后面有空行"),
         Text(
             zh="标记后面没有、有一个或几个空白",
             en="no, one or several whitespace characters after the marker",
         ),
     ),
     Rule(
-        "标记在正文中间不算",
+        Text(zh="标记在正文中间不算", en="a marker in the middle of the body does not count"),
         Text(
             zh="正文中间引用了这个标记不算。",
             en="The marker quoted in the middle of a body does not count.",
         ),
-        "标记被引用在正文中间",
+        case_named(RECONCILE_CASES, "标记被引用在正文中间"),
         Text(zh="有的评论在句子中间引用这个标记", en="some comments quote the marker mid-sentence"),
     ),
     Rule(
-        "另一个键的标记不算",
+        Text(zh="另一个键的标记不算", en="another key's marker does not count"),
         Text(
             zh="另一个键的标记也不算（注意前缀相同的键）。",
             en="Nor does another key's marker (watch for a key with the same prefix).",
         ),
-        "前缀相同的键",
+        case_named(RECONCILE_CASES, "前缀相同的键"),
         Text(
             zh="有的评论带着前缀相同的另一个键",
             en="some comments carry another key with the same prefix",
         ),
     ),
     Rule(
-        "文字一致才是 found",
+        Text(zh="文字一致才是 found", en="found only when the text matches"),
         Text(
             zh="找到了标记、而且去掉标记后的文字和 body 一致：返回 found。",
             en="The marker is found and the text without it matches body: return found.",
         ),
-        "键被别的内容用过",
+        case_named(RECONCILE_CASES, "键被别的内容用过"),
         Text(zh="同一个标记配上不同的文字", en="the same marker with a different text"),
     ),
     Rule(
-        "都去掉首尾空白再比",
+        Text(zh="都去掉首尾空白再比", en="strip both before comparing"),
         Text(
             zh="去掉标记后的文字和 body 都去掉首尾空白再比。",
             en="Strip the leading and trailing whitespace from both the text without "
             "the marker and body before comparing.",
         ),
-        "两边都有首尾空白",
+        case_named(RECONCILE_CASES, "两边都有首尾空白"),
         Text(
             zh="文字前后、参数 body 前后的空白随机",
             en="random whitespace around the text and around the body argument",
         ),
     ),
     Rule(
-        "found 取最小的 id",
+        Text(zh="found 取最小的 id", en="found takes the smallest id"),
         Text(zh="有几条就取最小的 id。", en="If there are several, take the smallest id."),
-        "已经有两条",
+        case_named(RECONCILE_CASES, "已经有两条"),
         Text(zh="几条相同的评论", en="several identical comments"),
     ),
     Rule(
-        "先找文字一致的那条",
+        Text(zh="先找文字一致的那条", en="look for the matching text first"),
         Text(
             zh="只找到标记、文字却都不一致时才是 key_reused。",
             en="It is key_reused only when the marker is found but no text matches.",
         ),
-        "别的内容在前，这一条在后",
+        case_named(RECONCILE_CASES, "别的内容在前，这一条在后"),
         Text(zh="文字不同的那条 id 更小", en="the comment with the other text has the smaller id"),
     ),
     Rule(
-        "key_reused 取最小的 id",
+        Text(zh="key_reused 取最小的 id", en="key_reused takes the smallest id"),
         Text(
             zh="key_reused 的 comment_id 是其中最小的 id。",
             en="key_reused's comment_id is the smallest of their ids.",
         ),
-        "键被用过两次",
+        case_named(RECONCILE_CASES, "键被用过两次"),
         Text(zh="几条文字不同的评论", en="several comments with different texts"),
     ),
     Rule(
-        "没有标记：absent",
+        Text(zh="没有标记：absent", en="no marker: absent"),
         Text(
             zh='没有任何评论带这个标记：返回 {"state": "absent"}。',
             en='No comment carries this marker: return {"state": "absent"}.',
         ),
-        "只有别人的评论",
+        case_named(RECONCILE_CASES, "只有别人的评论"),
         Text(zh="有的列表没有一条带这个标记", en="some lists have no comment with this marker"),
     ),
 )

@@ -186,7 +186,7 @@ def inside_hidden_cases(root: Path, seed: int = 0, count: int = 150) -> tuple[Ca
         base = rng.choice(roots)
         cases.append(
             Case(
-                f"生成的路径 {index + 1}",
+                Text(zh=f"生成的路径 {index + 1}", en=f"generated path {index + 1}"),
                 (base, path),
                 reference_is_inside(base, path),
                 Text(
