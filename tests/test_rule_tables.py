@@ -4,16 +4,14 @@ answer breaking only that rule (see tests/rule_harness.py)."""
 from __future__ import annotations
 
 import importlib
-import re
 from pathlib import Path
 
 import pytest
 
 from tests.rule_harness import Exercise, problems
+from tests.test_language import CJK
 from tutorial_lib.core.language import LANGUAGE_VARIABLE, source_text
 from tutorial_lib.course.rules import rule_table
-
-CJK = re.compile(r"[\u4e00-\u9fff]")
 
 MODULES = sorted(p.stem for p in Path(__file__).parent.glob("rules_[0-9][0-9].py"))
 

@@ -17,7 +17,6 @@ import functools
 import http.server
 import json
 import os
-import re
 import shutil
 import threading
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ import nbformat
 import pytest
 
 from tests.test_browser import CHROMIUM_ARGS  # the same headless flags as the lab tests
+from tests.test_language import CJK
 from tools import site
 
 pytestmark = pytest.mark.browser
@@ -34,7 +34,6 @@ pytestmark = pytest.mark.browser
 SITE = site.DEFAULT_OUT
 WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
 RENDER_TIMEOUT_MS = 30_000
-CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _unavailable(message: str) -> None:
