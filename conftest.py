@@ -12,12 +12,19 @@ The notebook is executed, once, by the project's regeneration path
 each cell item compares *those* outputs with the committed ones. One more item per
 notebook then compares the whole regenerated file with the committed file, byte for byte
 (plots, widget state, metadata: what nbval never compares).
+
+**The test command is the whole set-up.** Before any test starts, the controlling process
+installs the pinned npm packages if they are missing (:func:`tools.prepare.prepare_node`:
+``npm ci`` into ``.ci/node``, once per clone). Where Node.js is missing, a notebook's cells
+tagged ``needs-node`` and its regeneration item are skipped with one line saying what to
+install (:mod:`tests.pieces`); under ``CI=true`` they fail.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,6 +41,21 @@ def pytest_configure(config: pytest.Config) -> None:
     # anchor it to the project root so `cd tests && pytest` works the same.
     if getattr(config.option, "nbval_sanitize_with", "absent") is None:
         config.option.nbval_sanitize_with = str(config.rootpath / SANITIZE_FILE)
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) only
+        _prepare_node_packages()
+
+
+def _prepare_node_packages() -> None:
+    """Install the pinned npm packages once, before xdist starts its workers (they inherit
+    the environment variable that says why an install failed)."""
+    from tests.pieces import PREPARE_FAILURE_ENV
+    from tools.prepare import prepare_node
+
+    result = prepare_node()
+    if result.installed:
+        print(f"tools/prepare.py: {result.message} into .ci/node", file=sys.stderr)
+    if not result.ready:
+        os.environ[PREPARE_FAILURE_ENV] = result.message
 
 
 @pytest.hookimpl(wrapper=True)
@@ -55,12 +77,16 @@ def _classes() -> tuple[type, type, type]:
     """nbval's collector and cell classes, extended (imported late: nbval is a test extra)."""
     from nbval.plugin import IPyNbCell, IPyNbFile, NbCellError, coalesce_streams
 
+    from tests.pieces import NODE_CELL_TAG, need_node
+
     class ExecutedCell(IPyNbCell):  # type: ignore[misc]
         """A cell compared like nbval compares it, against the one execution's outputs."""
 
         def runtest(self) -> None:
             if self.options["skip"]:
                 pytest.skip()
+            if NODE_CELL_TAG in self.cell.metadata.get("tags", []):
+                need_node(f"{self.path.name}'s cells that run Node.js")
             notebook = self.parent
             if notebook.execution_error is not None and self.cell_num >= notebook.failed_at:
                 if self.cell_num == notebook.failed_at:
@@ -85,6 +111,8 @@ def _classes() -> tuple[type, type, type]:
 
         def runtest(self) -> None:
             notebook = self.parent
+            if any(NODE_CELL_TAG in c.metadata.get("tags", []) for c in notebook.nb.cells):
+                need_node(f"{self.path.name}'s cells that run Node.js")
             if notebook.execution_error is not None:
                 pytest.fail(f"the notebook did not run: {notebook.execution_error}")
             committed = notebook.path.read_text(encoding="utf-8")

@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from tests.pieces import HANG_S
+
 #: The uid/gid an unprivileged child runs as (Debian's ``nobody``).
 NOBODY = 65534
-#: How long a forked child may take before the test calls it a hang.
-CHILD_SECONDS = 10.0
+#: How long a forked child may take before the test calls it a hang (never a busy machine).
+CHILD_SECONDS = HANG_S
 
 
 def _run_unprivileged(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -41,6 +41,8 @@ from typing import Any
 
 import pytest
 
+from tests.pieces import unavailable
+
 pytestmark = pytest.mark.browser
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -66,7 +68,8 @@ CHROMIUM_ARGS = [
     "--disable-quic",
 ]
 SKIP_MESSAGE = (
-    "browser test skipped: install Debian's chromium (sudo apt-get install chromium) to enable it"
+    "browser test not run: Chromium missing (install Debian's chromium: sudo apt-get install"
+    " chromium; never `playwright install`)"
 )
 # Playwright's default 5 s is too short for a cold kernel and a first widget render.
 EXPECT_TIMEOUT_MS = 60_000
@@ -239,12 +242,7 @@ def browser_tools() -> BrowserTools:
 
     chromium = _find_chromium()
     if chromium is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(
-                "browser test cannot run in CI: chromium missing. Install Debian's chromium"
-                " (apt-get install chromium); never `playwright install`."
-            )
-        pytest.skip(SKIP_MESSAGE)
+        unavailable(SKIP_MESSAGE)
     return BrowserTools(chromium=chromium, sync_api=sync_api)
 
 

@@ -11,8 +11,9 @@
 - the course's own server (``python -m tutorial_lib.mcp_server``) checked with
   ``--workspace``: its read-only tools leave the workspace byte-identical;
 - the reference filesystem server (``@modelcontextprotocol/server-filesystem``, Node),
-  installed by .ci/run into .ci/node (:data:`FS_INSTALL`). Locally without Node or the
-  package the test skips with the install command; with ``CI=true`` it fails instead.
+  pinned in .ci/node/package.json and installed by ``python tools/prepare.py``, which the test
+  command runs first. Without Node the test skips with one line naming what to install; with
+  ``CI=true`` it fails instead (:mod:`tests.pieces`).
 
 The checker runs in process (``main(argv)``), so jsonschema and the MCP SDK are imported
 once per worker; each run starts its server as a real process on real pipes. Time limits
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import runpy
 import shutil
 import sys
@@ -54,6 +54,7 @@ from tutorial_lib.checker.workspace import destroyed
 from tutorial_lib.course.demos.reference_server import (
     FILESYSTEM_SERVER_INSTALL,
     FILESYSTEM_SERVER_PACKAGE,
+    FILESYSTEM_SERVER_VERSION,
     filesystem_server_script,
 )
 
@@ -62,12 +63,13 @@ TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))
 import mcp_flawed_server as flawed  # noqa: E402 - the server module sits next to the tests
 
+from tests.pieces import need_node  # noqa: E402
+from tools.prepare import PREPARE_COMMAND, pinned  # noqa: E402
+
 FLAWED = [sys.executable, str(TESTS / "mcp_flawed_server.py")]
 TIMEOUT = "1.5"  # a call takes milliseconds; a planted hang costs one limit
 WIRE = "lone_surrogate,deep_nesting"
 
-FS_PACKAGE = FILESYSTEM_SERVER_PACKAGE
-FS_INSTALL = FILESYSTEM_SERVER_INSTALL
 FS_SERVER = filesystem_server_script(ROOT)
 
 
@@ -318,19 +320,16 @@ def test_the_course_server_is_clean_at_error_and_its_reads_leave_the_workspace_a
     assert not [f for f in report["findings"] if RULES[f["rule"]].family == "paging"]
 
 
-def test_ci_installs_the_reference_server_version_the_course_pins() -> None:
-    assert FILESYSTEM_SERVER_INSTALL in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+def test_prepare_installs_the_reference_server_version_the_course_pins() -> None:
+    assert pinned()[FILESYSTEM_SERVER_PACKAGE] == FILESYSTEM_SERVER_VERSION
+    assert FILESYSTEM_SERVER_INSTALL == PREPARE_COMMAND
 
 
 @pytest.fixture
 def filesystem_server() -> list[str]:
+    need_node("the checker on the reference filesystem server")
     node = shutil.which("node")
-    if node is None or not FS_SERVER.is_file():
-        missing = "Node" if node is None else f"{FS_PACKAGE} in .ci/node"
-        message = f"reference filesystem server not checked: {missing} missing ({FS_INSTALL})"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message + " in CI, where .ci/run installs it")
-        pytest.skip(message)
+    assert node is not None and FS_SERVER.is_file()
     return [node, str(FS_SERVER)]
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.pieces import HANG_S
 from tutorial_lib.core.contracts import ContractError
 from tutorial_lib.emulator.faults import (
     COMMENT_WRITE_PATH,
@@ -42,7 +43,7 @@ COMMENTS = f"/repos/{REPO}/issues/{PR}/comments"
 STORING = ("commit_then_timeout", "commit_then_reset", "slow_commit")
 
 
-def wait_until(condition: Callable[[], bool], timeout_s: float = 3.0) -> bool:
+def wait_until(condition: Callable[[], bool], timeout_s: float = HANG_S) -> bool:
     """Poll ``condition`` until it holds or the deadline passes; its last value."""
     deadline = time.monotonic() + timeout_s
     while not condition():
@@ -472,12 +473,13 @@ def test_slow_commit_stores_only_after_the_delay(store: GitHubStore, emulate: Em
 def test_in_process_a_held_answer_times_out_at_once(store: GitHubStore) -> None:
     # The server has stored and will do nothing more: waiting out the client's timeout
     # would change nothing but the wall time, so the in-process transport does not.
-    plan = FaultPlan.parse("commit_then_timeout:30")
-    with serve_in_process(store, faults=plan) as handle, http(handle, timeout_s=10) as client:
+    hold = 60  # the longest a fault plan allows; the client would wait as long
+    plan = FaultPlan.parse(f"commit_then_timeout:{hold}")
+    with serve_in_process(store, faults=plan) as handle, http(handle, timeout_s=hold) as client:
         started = time.monotonic()
         with pytest.raises(httpx.ReadTimeout):
             post(client, "stored anyway")
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < hold / 2  # neither the hold nor the timeout
         assert bodies(store)[-1] == "stored anyway"
 
 

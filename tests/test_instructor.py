@@ -36,6 +36,7 @@ from typing import Any
 import nbformat
 import pytest
 
+from tests.pieces import unavailable
 from tools import instructor
 from tutorial_lib.course import checks, grading
 from tutorial_lib.course.cases import warmups
@@ -204,9 +205,7 @@ def _need_nbgrader() -> None:
     try:
         import nbgrader  # noqa: F401
     except ImportError:
-        if os.environ.get("CI") == "true":
-            raise
-        pytest.skip("nbgrader is not installed: pip install -e '.[instructor]'")
+        unavailable("nbgrader is not installed: pip install -e '.[instructor]'")
 
 
 def _fill(notebook: Path, answers: dict[str, str]) -> None:
@@ -261,7 +260,13 @@ def _api(course_dir: Path) -> Any:
 def workflow(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Run the whole class workflow once; return paths, timings and the CSV rows."""
     _need_nbgrader()
-    base = tmp_path_factory.mktemp("class")
+    return run_class_workflow(tmp_path_factory.mktemp("class"))
+
+
+def run_class_workflow(base: Path) -> dict[str, Any]:
+    """The whole class in ``base``: course, release, six students fetch and submit,
+    collect, autograde, feedback, grades CSV. Returns paths, seconds per step and the rows
+    (``benchmarks/class_workflow_benchmark.py`` times it; no test decides by its speed)."""
     course_dir, exchange = base / "course", base / "exchange"
     times: dict[str, float] = {}
     started = time.monotonic()
@@ -473,10 +478,6 @@ def test_feedback_shows_the_judges_report(workflow):
 
 
 @pytest.mark.slow
-def test_the_workflow_stays_fast(workflow):
-    assert workflow["times"]["total"] < 90, workflow["times"]
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "solution", sorted(p.name for p in (ROOT / "solutions").glob("*_solution.ipynb"))

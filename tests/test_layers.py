@@ -45,6 +45,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pieces import HANG_S
+
 PACKAGE = Path(__file__).resolve().parents[1] / "tutorial_lib"
 
 EVERY_LAYER = "<every layer>"  # wildcard: may import any layer (and the package root)
@@ -88,7 +90,6 @@ HEAVY_LIBRARIES = UI_LIBRARIES | {
     "openai",
     "mcp",
 }
-CORE_IMPORT_BUDGET_S = 0.3
 
 #: The functions that import (or find, or load) a module named at run time, by the name
 #: they are reached through once aliases are resolved, and how their arguments read:
@@ -433,15 +434,13 @@ def strays(root: Path) -> list[str]:
 # -- importing the core in a fresh interpreter ------------------------------------------------
 
 _PROBE = """
-import json, sys, time
+import json, sys
 sys.path.insert(0, sys.argv[1])
 names = json.loads(sys.argv[2])
-start = time.perf_counter()
 for name in names:
     __import__(name)
-elapsed = time.perf_counter() - start
 root = sys.modules[names[0].split(".")[0]]
-print(json.dumps({"elapsed_s": elapsed, "root": root.__file__, "modules": sorted(sys.modules)}))
+print(json.dumps({"root": root.__file__, "modules": sorted(sys.modules)}))
 """
 
 
@@ -450,7 +449,7 @@ def core_modules(root: Path) -> list[str]:
 
 
 def import_core(root: Path) -> dict:
-    """Import every module of ``root``'s core in a fresh interpreter: time, sys.modules.
+    """Import every module of ``root``'s core in a fresh interpreter: its sys.modules.
 
     ``-I`` keeps the environment's PYTHONPATH out, and coverage's subprocess hook is
     switched off: what is measured is the library, not a tracer.
@@ -462,7 +461,7 @@ def import_core(root: Path) -> dict:
         text=True,
         env=env,
         check=False,
-        timeout=60,
+        timeout=HANG_S,
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
@@ -511,24 +510,12 @@ def test_real_models_reaches_only_the_provider_sdks() -> None:
     assert packages <= {"anthropic", "openai"}, packages
 
 
-@pytest.fixture(scope="module")
-def core_imports() -> list[dict]:
-    """Three fresh interpreters, each importing every module of the core."""
-    return [import_core(PACKAGE) for _ in range(3)]
-
-
-def test_importing_the_core_loads_no_heavy_library(core_imports: list[dict]) -> None:
-    for report in core_imports:
-        assert not loaded_by_core(PACKAGE, report), (
-            f"importing {core_modules(PACKAGE)} loaded {loaded_by_core(PACKAGE, report)}"
-        )
-
-
-def test_importing_the_core_is_fast(core_imports: list[dict]) -> None:
-    best = min(report["elapsed_s"] for report in core_imports)
-    assert best < CORE_IMPORT_BUDGET_S, (
-        f"importing the {len(core_modules(PACKAGE))} core modules took {best:.3f} s"
-        f" (best of 3), over {CORE_IMPORT_BUDGET_S} s"
+def test_importing_the_core_loads_no_heavy_library() -> None:
+    # What the core loads is a test; how fast it imports is a measurement
+    # (benchmarks/core_import_benchmark.py: a ratio to the standard library it loads).
+    report = import_core(PACKAGE)
+    assert not loaded_by_core(PACKAGE, report), (
+        f"importing {core_modules(PACKAGE)} loaded {loaded_by_core(PACKAGE, report)}"
     )
 
 

@@ -29,6 +29,21 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert (ROOT / ".ci" / "run").stat().st_mode & 0o111, ".ci/run must be executable"
 
 
+def test_ci_prepares_nothing_the_test_command_does_not():
+    """Past the system packages, CI's only step is README's command: the npm packages and
+    the site are prepared by the test run itself, so CI meets what a newcomer meets."""
+    steps = [
+        line
+        for line in CI_RUN.splitlines()
+        if line.strip() and not line.lstrip().startswith("#") and "apt-get" not in line
+    ]
+    (test_command,) = [c for c in readme_commands() if "pytest" in c]
+    assert steps[-1] == test_command
+    set_up = ("npm install", "npm ci", "tools/prepare.py", "site.py", "pip install")
+    assert not [line for line in steps[:-1] if any(word in line for word in set_up)], steps
+    assert (ROOT / ".ci" / "node" / "package-lock.json").is_file()
+
+
 def test_learner_install_does_not_pull_test_tools():
     (learn_command,) = [c for c in readme_commands() if "jupyter lab" in c]
     assert "pip install -e . " in learn_command and "[test]" not in learn_command

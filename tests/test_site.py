@@ -1,14 +1,15 @@
 """The offline static site (tools/site.py) in a real browser, with the network shut.
 
-``.ci/run`` builds the site into ``site/`` before the test command (``python tools/site.py
-build``, about 20 s). This test serves that folder on 127.0.0.1 and opens every page in
-Debian's Chromium through Playwright with every request outside 127.0.0.1 aborted and
-counted: the count must be 0. On each page: no console error and no uncaught exception;
-every saved widget view rendered from its saved state; each chapter's quiz shows its
-questions in the page's language, chapter 07's confirmation widgets show their buttons, and
-each page links to the
-same page in the other language. Locally without Chromium or without a built site the test
-skips with the command to run; in CI (``CI=true``) it fails instead.
+The test builds the site itself, from the committed notebooks, into a temporary folder
+(``site.build``, about 15 s; it needs the widget renderer that ``tools/prepare.py`` installs,
+which the test command does before any test), so it never checks a stale site. It serves
+that folder on 127.0.0.1 and opens every page in Debian's Chromium through Playwright with
+every request outside 127.0.0.1 aborted and counted: the count must be 0. On each page: no
+console error and no uncaught exception; every saved widget view rendered from its saved
+state; each chapter's quiz shows its questions in the page's language, chapter 07's
+confirmation widgets show their buttons, and each page links to the same page in the other
+language. Without Chromium or Node.js the test skips with one line naming what to install;
+in CI (``CI=true``) it fails instead (:mod:`tests.pieces`).
 """
 
 from __future__ import annotations
@@ -20,26 +21,22 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 
+from tests.pieces import need_node, unavailable
 from tests.test_browser import CHROMIUM_ARGS  # the same headless flags as the lab tests
 from tests.test_language import CJK
 from tools import site
+from tools.prepare import NODE_DIR, pinned
 
 pytestmark = pytest.mark.browser
 
-SITE = site.DEFAULT_OUT
 WIDGET_VIEW = 'script[type="application/vnd.jupyter.widget-view+json"]'
 RENDER_TIMEOUT_MS = 30_000
-
-
-def _unavailable(message: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(message + " (in CI, .ci/run provides it)")
-    pytest.skip(message)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -47,12 +44,28 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+def _chromium() -> str:
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not os.access(chromium, os.X_OK):
+        unavailable("the offline site's browser test not run: Chromium missing (sudo apt-get"
+                    " install chromium)")  # fmt: skip
+    return chromium
+
+
 @pytest.fixture(scope="module")
-def served() -> Iterator[str]:
-    if not (SITE / site.EDITIONS["zh"].index).is_file():
-        _unavailable(f"site not built: run python tools/site.py build ({site.VENDOR_INSTALL})")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built now from the committed notebooks (never a stale ``site/``)."""
+    _chromium()  # no browser, no reason to build
+    need_node("the offline site's build (its widget renderer)")
+    out = tmp_path_factory.mktemp("site") / "site"
+    site.build(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def served(built: Path) -> Iterator[str]:
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE))
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(built))
     )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -63,9 +76,9 @@ def served() -> Iterator[str]:
         server.server_close()
 
 
-def test_ci_installs_the_vendored_scripts_the_build_copies() -> None:
-    ci = (site.ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert site.VENDOR_INSTALL in ci and "python tools/site.py build" in ci
+def test_the_vendored_scripts_are_pinned_where_prepare_installs_them() -> None:
+    assert {site.HTML_MANAGER, "requirejs"} <= set(pinned())
+    assert site.NODE_MODULES == NODE_DIR / "node_modules"
 
 
 def test_the_site_has_every_page_of_both_editions() -> None:
@@ -99,12 +112,13 @@ def test_an_english_page_gets_its_quiz_rebuilt_in_english_and_nothing_else_chang
     assert CJK.search(json.dumps(saved, ensure_ascii=False)), "the saved quiz is the Chinese run's"
 
 
-def test_every_page_loads_offline_with_its_widgets_and_no_console_error(served: str) -> None:
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not os.access(chromium, os.X_OK):
-        _unavailable("Chromium missing: sudo apt-get install chromium")
-    names = sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html"))
+def test_every_page_loads_offline_with_its_widgets_and_no_console_error(
+    built: Path, served: str
+) -> None:
+    import playwright.sync_api as playwright_api  # a declared test dependency
+
+    chromium = _chromium()
+    names = sorted(str(p.relative_to(built)) for p in built.rglob("*.html"))
     assert len(names) == len(site.pages()) + len(site.EDITIONS), names
     blocked: list[str] = []
     problems: list[str] = []

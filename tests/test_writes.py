@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from tests.pieces import HANG_S
 from tests.rule_harness import languages
 from tutorial_lib.core.authorization import TaskScope, github_access
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, ContractError, LogRecord
@@ -627,7 +628,7 @@ def test_a_server_restart_that_loses_its_key_table_does_not_post_twice(
         assert len(marked) == 1
 
 
-def wait_until(condition: Callable[[], bool], timeout_s: float = 3.0) -> None:
+def wait_until(condition: Callable[[], bool], timeout_s: float = HANG_S) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition() and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -713,7 +714,7 @@ def test_server_keys_survive_a_request_still_in_flight() -> None:
         context.sleep = time.sleep
         result = create(context, ARGS)
         assert write_status(result) in ("already_posted", "unknown")
-        deadline = time.monotonic() + 3
+        deadline = time.monotonic() + HANG_S
         while not stored(handle) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert len(stored(handle)) == 1

@@ -6,8 +6,9 @@
 Every committed notebook of both editions (``notebooks/``, ``exercises/``, ``solutions/`` and
 their English editions under ``en/``) becomes one page with its saved outputs and widget
 state. The widget renderer (``@jupyter-widgets/html-manager``) and its loader (``requirejs``)
-are copied from the npm packages ``.ci/run`` installs into ``.ci/node`` (the command is
-:data:`VENDOR_INSTALL`); the page template loads no MathJax and no mermaid, so a page asks
+are copied from the npm packages pinned in ``.ci/node/package.json``, which
+``python tools/prepare.py`` installs into ``.ci/node`` (:data:`VENDOR_INSTALL`; the test
+command runs it by itself); the page template loads no MathJax and no mermaid, so a page asks
 nothing of the network. An index per language lists the chapters, with a language switch
 on every page. Widgets show their saved state: no kernel runs behind a static page.
 
@@ -33,15 +34,14 @@ from typing import Any
 import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
-NODE_MODULES = ROOT / ".ci" / "node" / "node_modules"
+if str(ROOT) not in sys.path:  # run as a script: make `tools` importable
+    sys.path.insert(0, str(ROOT))
+
+from tools.prepare import NODE_MODULES, PREPARE_COMMAND  # noqa: E402
+
 HTML_MANAGER = "@jupyter-widgets/html-manager"
-HTML_MANAGER_VERSION = "1.0.7"
-REQUIREJS_VERSION = "2.3.8"
 #: How to install the vendored scripts where the build looks (run in the project root).
-VENDOR_INSTALL = (
-    "npm install --no-audit --no-fund --save-exact --prefix .ci/node"
-    f" {HTML_MANAGER}@{HTML_MANAGER_VERSION} requirejs@{REQUIREJS_VERSION}"
-)
+VENDOR_INSTALL = PREPARE_COMMAND
 TEMPLATES = Path(__file__).resolve().parent / "site_templates"
 DEFAULT_OUT = ROOT / "site"
 FOLDERS = ("notebooks", "exercises", "solutions")
@@ -135,7 +135,7 @@ def pages() -> list[Page]:
 
 def vendor_files() -> list[tuple[Path, str]]:
     """(installed file, name under vendor/) for every script and font the pages load."""
-    manager = NODE_MODULES / HTML_MANAGER / "dist"
+    manager = NODE_MODULES / HTML_MANAGER / "dist"  # the versions: .ci/node/package.json
     requirejs = NODE_MODULES / "requirejs" / "require.js"
     if not (manager / "embed-amd.js").is_file() or not requirejs.is_file():
         raise VendorMissing(f"the widget renderer is not installed; run: {VENDOR_INSTALL}")
