@@ -39,6 +39,14 @@ NODE_MODULES = NODE_DIR / "node_modules"
 PREPARE_COMMAND = "python tools/prepare.py"
 #: How to get Node.js and npm where they are missing (Debian, as on CI).
 NODE_INSTALL = "sudo apt-get install nodejs npm"
+#: Quiet, and a dead network fails in about a minute, not npm's default five per fetch.
+NPM_CI_OPTIONS = (
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+    "--fetch-timeout=60000",
+    "--fetch-retries=1",
+)
 NPM_CI_TIMEOUT_S = 900  # a first install downloads about 250 MB; only a dead registry waits this
 
 
@@ -103,7 +111,7 @@ def prepare_node(node_dir: Path = NODE_DIR) -> Prepared:
             return Prepared(ready=True, installed=False, message="npm packages ready")
         try:
             done = subprocess.run(
-                [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                [npm, "ci", *NPM_CI_OPTIONS],
                 cwd=node_dir,
                 capture_output=True,
                 text=True,
