@@ -40,6 +40,7 @@ from tutorial_lib.github.dangerous import DANGEROUS_SPECS
 from tutorial_lib.github.reads import READ_SPECS
 from tutorial_lib.github.writes import WRITE_SPECS
 from tutorial_lib.mcp_server.config import OPERATOR_ACCESS, ServerConfig
+from tutorial_lib.mcp_server.results import error_envelope
 from tutorial_lib.mcp_server.server import CourseServer, build_server
 from tutorial_lib.workspace.read import READ_LINES_SPEC
 from tutorial_lib.workspace.search import SEARCH_FILES_SPEC
@@ -173,20 +174,24 @@ def text_json(result: types.CallToolResult) -> Any:
 
 
 def check_result(result: Any, name: str) -> dict[str, Any]:
-    """A valid tool result of ``name``: its structured content, checked against the
-    envelope schema (failure) or the tool's output schema (success), and equal to its text."""
+    """A valid tool result of ``name``, as every client accepts it: a success is structured
+    content valid against the tool's output schema and equal to its text; a failure is the
+    whole envelope as JSON text and no structured content (clients check structured content
+    against the output schema even when ``isError`` is set). Returns what it carries."""
     assert isinstance(result, types.CallToolResult), result
-    structured = result.structured_content
-    assert isinstance(structured, dict)
-    assert text_json(result) == structured
+    carried = text_json(result)
+    assert isinstance(carried, dict)
     if result.is_error:
-        ENVELOPE.validate(structured)
-        assert structured["ok"] is False and structured["tool"] == name
+        assert result.structured_content is None, result.structured_content
+        ENVELOPE.validate(carried)
+        assert carried["ok"] is False and carried["tool"] == name
+        assert error_envelope(result) == carried
     else:
+        assert result.structured_content == carried
         schema = to_mcp(SPECS[name]).get("outputSchema")
         if schema is not None:
-            Draft202012Validator(schema).validate(structured)
-    return structured
+            Draft202012Validator(schema).validate(carried)
+    return carried
 
 
 def error_of(result: types.CallToolResult, name: str) -> dict[str, Any]:
@@ -353,7 +358,7 @@ def test_a_path_scope_refuses_every_outside_path_the_same_way_existing_or_not(
     workspace: Path,
 ) -> None:
     def same(result: types.CallToolResult, path: str) -> str:
-        text = json.dumps(error_of(result, result.structured_content["tool"]))  # type: ignore[index]
+        text = json.dumps(error_of(result, text_json(result)["tool"]))
         return text.replace(json.dumps(path)[1:-1], "<PATH>")
 
     pairs = [  # (exists, does not exist)
@@ -568,7 +573,7 @@ def test_a_delete_asks_with_the_tools_preview_and_runs_once(workspace: Path, mod
 
         async def scenario(client: Client) -> None:
             result = await client.call_tool("github_pr_delete_comment", args)
-            assert not result.is_error, result.structured_content
+            assert not result.is_error, text_json(result)
 
         session(server, scenario, mode=mode, answers=answers)
         assert server.store.review_comment(REPO, DOUBLE_ROUNDING_COMMENT_ID) is None

@@ -40,11 +40,14 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def envelope(result: types.CallToolResult) -> dict[str, Any]:
+    """What a result carries: a success's structured content (equal to its text), or an
+    error's whole envelope (text only: no structured content on an error)."""
     (block,) = result.content
     assert isinstance(block, types.TextContent)
-    assert json.loads(block.text) == result.structured_content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
+    carried = json.loads(block.text)
+    assert isinstance(carried, dict)
+    assert result.structured_content == (None if result.is_error else carried)
+    return carried
 
 
 def test_the_sdk_stdio_client_lists_and_calls_the_tools(workspace: Path) -> None:

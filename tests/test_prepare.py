@@ -31,6 +31,8 @@ def test_every_pin_is_exact_and_locked() -> None:
     pins = prepare.pinned()
     assert set(pins) == {
         "@jupyter-widgets/html-manager",
+        "@modelcontextprotocol/inspector-cli",
+        "@modelcontextprotocol/sdk",
         "@modelcontextprotocol/server-filesystem",
         "requirejs",
     }

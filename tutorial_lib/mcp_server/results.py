@@ -3,10 +3,14 @@
 - a success: ``structuredContent`` is the envelope's ``data`` (what the tool's
   ``outputSchema`` describes), and one text block carries the same JSON (clients that read
   only text see exactly the structured content);
-- a failure: ``isError: true``, and BOTH the structured content and the text carry the
-  whole envelope: ``code``, ``message``, ``field``, ``retry``, ``suggestion``,
-  ``next_tool``, ``operation_state``, ``confirmation``... A model corrects itself from the
-  error contract, not from a bare sentence.
+- a failure: ``isError: true`` and one text block carrying the whole envelope as JSON:
+  ``code``, ``message``, ``field``, ``retry``, ``suggestion``, ``next_tool``,
+  ``operation_state``, ``confirmation``... A model corrects itself from the error contract,
+  not from a bare sentence. No ``structuredContent``: clients check it against the tool's
+  ``outputSchema`` whatever ``isError`` says (the official TypeScript SDK does, and the MCP
+  Inspector with it), and an error envelope is not the ``data`` that schema describes, so a
+  structured error is refused as ``-32602 Structured content does not match the tool's
+  output schema`` and the model sees a protocol error instead of the contract.
 
 An unknown tool or a malformed request never gets here: those stay JSON-RPC protocol
 errors (``-32602``), as MCP says.
@@ -14,13 +18,14 @@ errors (``-32602``), as MCP says.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from mcp_types import CallToolResult, TextContent
 
 from tutorial_lib.core.contracts import dumps
 
-__all__ = ["tool_result"]
+__all__ = ["error_envelope", "tool_result"]
 
 
 def tool_result(envelope: Any) -> CallToolResult:
@@ -30,9 +35,21 @@ def tool_result(envelope: Any) -> CallToolResult:
         return CallToolResult(
             content=[TextContent(type="text", text=dumps(data))], structured_content=data
         )
-    whole = dict(envelope)
-    return CallToolResult(
-        content=[TextContent(type="text", text=dumps(whole))],
-        structured_content=whole,
-        is_error=True,
-    )
+    return CallToolResult(content=[TextContent(type="text", text=dumps(envelope))], is_error=True)
+
+
+def error_envelope(result: CallToolResult) -> dict[str, Any] | None:
+    """The error envelope an ``isError`` result of this server carries as JSON text; ``None``
+    when the result is no error or its text is not one envelope (another server's error)."""
+    if not result.is_error or len(result.content) != 1:
+        return None
+    (block,) = result.content
+    if not isinstance(block, TextContent):
+        return None
+    try:
+        envelope = json.loads(block.text)
+    except ValueError:
+        return None
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("error"), dict):
+        return None
+    return envelope

@@ -23,9 +23,10 @@ read-only scope of :class:`~tutorial_lib.mcp_server.config.ServerConfig`), conne
 - ``tools/call``: ``{"isError": False, "structuredContent": ...}`` for a success (the SDK
   client has already checked it against the listed ``outputSchema``), ``{"isError":
   True, "code", "field", "expected"?}`` for a tool execution error (the host's
-  envelope), ``{"isError": True, "text": ..., "宿主的日志": ...}`` when the tool's steps
-  crashed (the arguments reached them unchecked; the host's log names the exception's
-  class and the station), ``{"协议错误": code, "message": ...}`` for a
+  envelope, which the server sends as the result's text), ``{"isError": True, "text":
+  ..., "宿主的日志": ...}`` when the tool's steps crashed (the arguments reached them
+  unchecked; the host's log names the exception's class and the station), ``{"协议错误":
+  code, "message": ...}`` for a
   JSON-RPC error (no tool of that name), ``{"客户端拒绝了结果": ...}`` when the SDK
   client refused a result that does not fit the listed ``outputSchema``.
 
@@ -77,6 +78,7 @@ from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.mcp_server.config import ServerConfig
 from tutorial_lib.mcp_server.confirm import HostBridge, tool_function
+from tutorial_lib.mcp_server.results import error_envelope
 from tutorial_lib.mcp_server.server import SERVER_NAME, CourseMCPServer, mcp_tool
 from tutorial_lib.mcp_server.tools import SESSION
 from tutorial_lib.workspace.read import ReadContext, ReadLimits, check_readable, resolve_path
@@ -430,8 +432,8 @@ async def call_view(
         return {tr("客户端拒绝了结果", "client refused the result"): _first_line(str(exc))}
     if not result.is_error:
         return {"isError": False, "structuredContent": result.structured_content}
-    content = result.structured_content
-    error = content.get("error") if isinstance(content, dict) else None
+    envelope = error_envelope(result)  # the host's envelope, as the text of the result
+    error = envelope["error"] if envelope is not None else None
     if not isinstance(error, dict):
         crashed: dict[str, Any] = {"isError": True, "text": _first_line(_text_of(result))}
         bugs = [record for record in (host.log if host else ()) if record.outcome == "bug"]
