@@ -59,6 +59,9 @@ _PATH_MAX_BYTES = 4096
 _ASCII_PATH_LIMIT = min(MAX_PATH_CHARS + 1, _PATH_MAX_BYTES)
 _BY_NAME = attrgetter("name")
 _S_IFMT = 0o170000  # the file-type bits of st_mode (stat.S_IFMT is a function)
+_S_IFREG = stat.S_IFREG
+#: Searches one opened file of the walk: ``(fd, prefix, name, fstat) -> verdict``.
+FileSearch = Callable[[int, str, str, os.stat_result], str]
 
 
 @dataclass
@@ -74,12 +77,13 @@ class Walk:
         """Search the opened scope ``fd`` (``info``: its ``fstat``; ``parts``: its path)
         until it is done, the results are full or time is up."""
         self.scanner.start_clock()
+        search_file = self._file_searcher()
         try:
             prefix = "/".join(parts)
             if stat.S_ISDIR(info.st_mode):
-                self._walk(fd, prefix + "/" if prefix else "", 0)
+                self._walk(search_file, fd, prefix + "/" if prefix else "", 0)
             else:
-                self._search_named_file(fd, info, prefix)
+                self._search_named_file(search_file, fd, info, prefix)
         except Stop:
             pass
         except OSError as exc:  # the storage failed mid-way (EIO and the like)
@@ -89,7 +93,9 @@ class Walk:
                 log=oserror_details(exc),
             ) from None
 
-    def _walk(self, dir_fd: int, prefix: str, depth: int, in_secret: bool = False) -> None:
+    def _walk(
+        self, search_file: FileSearch, dir_fd: int, prefix: str, depth: int, in_secret: bool = False
+    ) -> None:
         """Search the directory ``dir_fd`` (shown as ``prefix``), entries in name order.
 
         ``in_secret``: ``prefix`` has a secret-bearing part, so every entry beneath is one.
@@ -103,10 +109,13 @@ class Walk:
         # The loop runs once per entry of the workspace: what it needs is looked up once.
         skipped, scanner, limits = self.skipped, self.scanner, self.limits
         deadline = scanner.deadline
-        monotonic = time.monotonic
+        monotonic, open_at, fstat, close = time.monotonic, os.open, os.fstat, os.close
         is_secret_name: Callable[[str], bool] | None = (
             None if limits.search_secrets else limits.secrets.is_secret_name
         )
+        # An ASCII path shorter than _ASCII_PATH_LIMIT is short enough for read_lines in
+        # characters and in bytes; under a non-ASCII prefix, every path is measured.
+        room = _ASCII_PATH_LIMIT - len(prefix) if prefix.isascii() else 0
         for entry in entries:
             if deadline is not None and monotonic() > deadline:
                 scanner.check_time()  # stops: the budget is spent
@@ -127,10 +136,11 @@ class Walk:
             if secret and not is_dir:  # never opened: no byte of it is read
                 skipped["secret"] += 1
                 continue
-            relative = prefix + name
+            # A path read_lines accepts: an ASCII one is judged by its length alone, and
+            # joined only for a file that is scanned (search_file joins prefix and name).
             if is_other or not (
-                (name.isascii() and len(relative) < _ASCII_PATH_LIMIT and (prefix or name.strip()))
-                or _readable_path(relative)
+                (name.isascii() and len(name) < room and (prefix or name.strip()))
+                or _readable_path(prefix + name)
             ):
                 skipped["other"] += 1
                 continue
@@ -138,23 +148,25 @@ class Walk:
                 skipped["other"] += 1
                 continue
             try:  # O_NOFOLLOW: a link swapped in since the listing fails to open
-                fd = os.open(name, _DIR_FLAGS if is_dir else _FILE_FLAGS, dir_fd=dir_fd)
+                fd = open_at(name, _DIR_FLAGS if is_dir else _FILE_FLAGS, dir_fd=dir_fd)
             except OSError:
                 skipped["other"] += 1
                 continue
             try:
                 if is_dir:
                     # A secret directory is listed (to count its files), never read from.
-                    self._walk(fd, relative + "/", depth + 1, secret)
+                    self._walk(search_file, fd, prefix + name + "/", depth + 1, secret)
                 else:
-                    self._search_file(fd, relative, os.fstat(fd))
+                    search_file(fd, prefix, name, fstat(fd))
             finally:
-                os.close(fd)
+                close(fd)
 
-    def _search_named_file(self, fd: int, info: os.stat_result, path: str) -> None:
+    def _search_named_file(
+        self, search_file: FileSearch, fd: int, info: os.stat_result, path: str
+    ) -> None:
         """``path`` named one file: hard-linked, binary or too large is an error, not a
         silent skip."""
-        verdict = self._search_file(fd, path, info)
+        verdict = search_file(fd, "", path, info)
         if verdict == "hard_link":
             raise hard_link_error(path, info)  # the same refusal as read_lines
         if verdict == "too_large":
@@ -174,31 +186,56 @@ class Walk:
                 suggestion="search a directory or a text file",
             )
 
-    def _search_file(self, fd: int, path: str, info: os.stat_result) -> str:
-        """Search one opened file (``info``: its ``fstat``); returns ``"searched"`` or why
-        it was skipped."""
-        if info.st_mode & _S_IFMT != stat.S_IFREG:  # stat.S_ISREG, without the call
-            self.skipped["other"] += 1
-            return "other"
-        limits = self.limits
-        # Before the size (a message would tell it) and the first read: the link count of
-        # the descriptor itself, so a name swapped since the listing changes nothing.
-        if info.st_nlink > 1 and not limits.allow_hard_links and is_hard_linked(info):
-            self.skipped["hard_link"] += 1
-            return "hard_link"
-        size = info.st_size
-        if size > limits.max_file_bytes:
-            self.skipped["too_large"] += 1
-            return "too_large"
-        # A file that fits in one chunk is read with one call (size + 1 proves the end).
-        requested = size + 1 if size < limits.chunk_bytes else limits.chunk_bytes
-        first = search_match.read_chunk(fd, requested)  # the seam, looked up at each read
-        if b"\x00" in first:
-            self.skipped["binary"] += 1
-            return "binary"
-        self.files_searched += 1
-        self.scanner.scan(fd, path, first, requested)
-        return "searched"
+    def _file_searcher(self) -> FileSearch:
+        """``search_file(fd, prefix, name, info)``: search one opened file, shown as
+        ``prefix + name`` (``info``: its ``fstat``); it returns ``"searched"`` or why the
+        file was skipped.
+
+        A closure over what it needs, looked up once per search: it runs once per file
+        of the workspace (50,000 in site-packages), where each attribute looked up or
+        method called costs as much as a few percent of grep's time.
+        """
+        limits, skipped, scanner = self.limits, self.skipped, self.scanner
+        max_file_bytes, chunk_bytes = limits.max_file_bytes, limits.chunk_bytes
+        refuse_hard_links = not limits.allow_hard_links
+        matcher = scanner.matcher
+        # a literal, case-sensitive query: a file read whole without it needs no scan
+        needle = matcher.needle if matcher.mode == "literal" else None
+        scan, scan_whole = scanner.scan, scanner.scan_whole
+        read = search_match.read_chunk  # the seam, looked up once per search
+        walk = self
+
+        def search_file(fd: int, prefix: str, name: str, info: os.stat_result) -> str:
+            if info.st_mode & _S_IFMT != _S_IFREG:  # stat.S_ISREG, without the call
+                skipped["other"] += 1
+                return "other"
+            # Before the size (a message would tell it) and the first read: the link count
+            # of the descriptor itself, so a name swapped since the listing changes nothing.
+            if refuse_hard_links and info.st_nlink > 1 and is_hard_linked(info):
+                skipped["hard_link"] += 1
+                return "hard_link"
+            size = info.st_size
+            if size > max_file_bytes:
+                skipped["too_large"] += 1
+                return "too_large"
+            # A file that fits in one chunk is read with one call (size + 1 proves the end).
+            requested = size + 1 if size < chunk_bytes else chunk_bytes
+            first = read(fd, requested)
+            if b"\x00" in first:
+                skipped["binary"] += 1
+                return "binary"
+            walk.files_searched += 1
+            if needle is None or len(first) == requested:
+                scan(fd, prefix + name, first, requested)
+                return "searched"
+            # Read whole: the usual file does not hold the literal, and is done; one that
+            # does is scanned from its first match on (nothing before it to look at again).
+            at = first.find(needle)
+            if at != -1:
+                scan_whole(prefix + name, first, at)
+            return "searched"
+
+        return search_file
 
 
 def _readable_path(relative: str) -> bool:
