@@ -1138,3 +1138,64 @@ def test_the_scope_s_secret_policy_is_the_one_search_files_uses(tmp_path: Path) 
     assert refused["error"]["code"] == "permission_denied"
     template = host.call("read_lines", tool_args("read_lines", "docs/.env.example"))
     assert template["ok"] is True
+
+
+# -- no dead ends: an error never proposes a call the host would refuse -------------------
+
+
+def _job_host(grants: set[str]) -> Host:
+    """A write whose outcome is unknown proposes a status read (chapter 05's next step)."""
+
+    def start(context: Any, args: Mapping[str, Any], checked: Any) -> Any:
+        raise ContractError(
+            "outcome_unknown",
+            "the job service did not answer: the job may or may not have started",
+            suggestion="check the job's status before starting it again",
+            next_tool={"name": "job_status", "arguments": {"job": args["job"]}},
+        )
+
+    start_tool = ToolSpec(
+        "job_start",
+        "Start a job",
+        "Start one job (a tool of the tests).",
+        {"type": "object", "properties": {"job": {"type": "string"}}, "required": ["job"]},
+        annotations=LOCAL_WRITE,
+        execute=start,
+    )
+    status_tool = ToolSpec(
+        "job_status",
+        "Read a job's status",
+        "Read-only. A job's status (a tool of the tests).",
+        {"type": "object", "properties": {"job": {"type": "string"}}, "required": ["job"]},
+        annotations=READ_ONLY_LOCAL,
+        execute=lambda context, args, checked: {"job": args["job"], "status": "running"},
+    )
+    return Host(
+        Registry([start_tool, status_tool]),
+        access={"job_start": local_access("write", "jobs"), "job_status": local_access("read")},
+        scope=TaskScope(grants=frozenset(grants)),  # type: ignore[arg-type]
+        confirm={"job_start": None},  # approved in advance: the point here is the next step
+        clock=StepClock(),
+    )
+
+
+def test_a_next_step_the_task_may_take_is_proposed() -> None:
+    host = _job_host({"read", "write"})
+    error = host.call("job_start", {"job": "j-1"})["error"]
+    assert error["next_tool"] == {"name": "job_status", "arguments": {"job": "j-1"}}
+    assert host.call("job_status", error["next_tool"]["arguments"])["ok"]
+
+
+def test_a_next_step_the_host_would_refuse_is_never_proposed() -> None:
+    host = _job_host({"write"})  # write granted, read not: the status check is refused
+    result = host.call("job_start", {"job": "j-1"})
+    ENVELOPE.validate(result)
+    error = result["error"]
+    assert "next_tool" not in error and error["code"] == "outcome_unknown"
+    assert error["suggestion"] == (
+        "check the job's status before starting it again (The next step, job_status, is not"
+        " allowed in this task: read is not granted for this task ('job_status' is declared"
+        " as read). Tell the user; do not call it.)"
+    )
+    refused = host.call("job_status", {"job": "j-1"})["error"]
+    assert refused["code"] == "permission_denied"  # what the removed proposal would have met

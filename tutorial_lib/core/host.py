@@ -25,7 +25,9 @@ task from:
 :meth:`Host.call` sends a call along :func:`~tutorial_lib.core.road.travel` with the
 host's stations, in the road's order (find the tool, schema, authorization on what the
 arguments name, business check, re-check of what it resolved, confirmation, execution,
-envelope), and logs it. Nothing else assembles stations.
+envelope), and logs it. Nothing else assembles stations. An error never proposes a next
+call the host would refuse (:meth:`Host.refusal_of`): a ``next_tool`` outside the task's
+grants or scope is taken out and the suggestion says why, so no error leads into a refusal.
 
 Guards are not optional: a host whose registry holds a tool that is not read-only needs
 an access map and a scope, or it refuses to be built. A chapter that shows what goes
@@ -43,7 +45,12 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, TypeVar, cast
 
-from tutorial_lib.core.authorization import AccessMap, TaskScope, authorization_stations
+from tutorial_lib.core.authorization import (
+    AccessMap,
+    TaskScope,
+    authorization_stations,
+    authorize,
+)
 from tutorial_lib.core.confirmation import (
     ConfirmationFlow,
     ConfirmationPolicy,
@@ -203,7 +210,7 @@ class Host:
         arrival = self._travel(name, args)
         request_id = _pending_request(arrival)
         if request_id is None or self.answerer is None:
-            return _result(arrival)
+            return self._no_dead_end(_result(arrival))
         self.answerer(self.flow, request_id)
         request = self.flow.request(request_id)
         if request.state == "accepted":
@@ -215,7 +222,40 @@ class Host:
         approval is used once: a second run is ``approval_invalid``)."""
         request = self.flow.request(request_id)
         arguments = thawed(request.approved_arguments or request.arguments)
-        return _result(self._travel(request.tool, arguments))
+        return self._no_dead_end(_result(self._travel(request.tool, arguments)))
+
+    def refusal_of(self, name: str, arguments: Mapping[str, Any]) -> ContractError | None:
+        """The ``permission_denied`` this host's authorization would give a call of ``name``
+        with ``arguments`` (on what they name, no I/O), or None when it would let it pass."""
+        if self.access is None or self.scope is None or name not in self.registry:
+            return None
+        call = PendingCall(self.registry.get(name), MappingProxyType(dict(arguments)))
+        try:
+            authorize(self.scope, self.access, call)
+        except ContractError as refused:
+            return refused
+        return None
+
+    def _no_dead_end(self, envelope: Envelope) -> Envelope:
+        """An error never proposes a next call this host would refuse: a ``next_tool`` the
+        task's grants or scope do not allow is taken out, and the suggestion says why, so
+        the model asks the user instead of walking into a refusal."""
+        error: Any = envelope.get("error") if isinstance(envelope, dict) else None
+        if not isinstance(error, dict):
+            return envelope
+        proposed = error.get("next_tool")
+        if not isinstance(proposed, dict):
+            return envelope
+        refused = self.refusal_of(proposed["name"], proposed.get("arguments", {}))
+        if refused is None:
+            return envelope
+        kept = {key: value for key, value in error.items() if key != "next_tool"}
+        before = kept.get("suggestion", "")
+        kept["suggestion"] = (
+            f"{before}{' ' if before else ''}(The next step, {proposed['name']}, is not allowed"
+            f" in this task: {refused.message}. Tell the user; do not call it.)"
+        )
+        return cast(Envelope, {**envelope, "error": kept})
 
     # -- inside
 
