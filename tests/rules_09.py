@@ -58,6 +58,8 @@ _HONEST = Annotations(read_only=True, destructive=False, idempotent=True, open_w
 WORD_COUNT_MUTANTS = {
     "名字": _changed(name="wordCount"),
     "title": _changed(title="word_count"),
+    # the learner trial's answer: the whole description again as the title
+    "title 要短": _changed(title=library_word_count_spec().description),
     "描述写明只读": _changed(
         description="Count the words and lines of one UTF-8 text file of the workspace."
     ),
@@ -66,6 +68,8 @@ WORD_COUNT_MUTANTS = {
     "另外三个注解": _changed(annotations=Annotations(read_only=True)),
     "path 必填": _input(lambda s: s.pop("required")),
     "path 是字符串": _input(lambda s: _path(s).pop("type")),
+    # the learner trial's answer: "optional" written as a nullable type
+    "path 不可为 null": _input(lambda s: _path(s).update(type=["string", "null"])),
     "path 至少一个字符": _input(lambda s: _path(s).pop("minLength")),
     "min_length 可选": _input(lambda s: s.update(required=["path", "min_length"])),
     "min_length 是整数": _input(lambda s: _min_length(s).update(type="number")),

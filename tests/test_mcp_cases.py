@@ -93,7 +93,7 @@ def test_every_rule_names_a_visible_case_listing_rules_first() -> None:
     by_name = {source_text(case.name): case for case in WORD_COUNT_CASES}
     assert len(by_name) == len(WORD_COUNT_CASES)
     kinds = [by_name[source_text(rule.visible)].via.__name__ for rule in WORD_COUNT_SPEC_RULES]  # type: ignore[union-attr]
-    assert kinds == ["_via_listing"] * 8 + ["_via_call"] * 7
+    assert kinds == ["_via_listing"] * 9 + ["_via_call"] * 8
 
 
 # --------------------------------------------------------------------------- the server
@@ -214,6 +214,38 @@ def test_mistakes_fail_the_case_of_their_rule() -> None:
     assert failing(lambda steps: dataclasses.replace(honest, input_schema=loose)) == [
         "模型加了 confirm: true：unknown_field"
     ]
+
+
+def test_a_learner_reads_the_rule_of_the_trials_answers_at_their_first_cross() -> None:
+    """Two answers from a learner trial: the whole description as the title, and path
+    declared nullable. Each fails its own rule's case, and first (a learner reads the
+    first ✗)."""
+    honest = library_word_count_spec()
+    long_title = dataclasses.replace(honest, title=honest.description)
+    assert failing(lambda steps: long_title) == ["title 最多 60 个字符，不照抄 description"]
+    nullable = json.loads(json.dumps(honest.input_schema))
+    nullable["properties"]["path"]["type"] = ["string", "null"]
+    seen = failing(lambda steps: dataclasses.replace(honest, input_schema=nullable))
+    assert seen[0] == "path 是 null：invalid_type", seen
+
+
+@pytest.mark.parametrize(
+    ("title", "description", "short"),
+    [
+        ("x" * 60, None, True),
+        ("x" * 61, None, False),
+        (" Count words ", None, True),  # what is counted is the stripped title
+        ("Count words. Read-only.", "Count words. Read-only.", False),  # a copy, though short
+        ("Count words", "Count words. Read-only.", True),
+    ],
+)
+def test_a_short_title_has_at_most_60_characters_and_is_not_the_description(
+    title: str, description: str | None, short: bool
+) -> None:
+    honest = library_word_count_spec()
+    spec = dataclasses.replace(honest, title=title, description=description or honest.description)
+    failed = "title 最多 60 个字符，不照抄 description" in failing(lambda steps: spec)
+    assert failed is not short
 
 
 # --------------------------------------------------------------------------- the tool's steps

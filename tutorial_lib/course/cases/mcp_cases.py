@@ -16,7 +16,8 @@ The check never looks at the ToolSpec itself. Each case serves it the way
 read-only scope of :class:`~tutorial_lib.mcp_server.config.ServerConfig`), connects an
 ``mcp.Client`` in memory and reports what the client saw:
 
-- ``tools/list``: the listed name, whether the title is one for people, whether the
+- ``tools/list``: the listed name, whether the title is one for people and a short one
+  (at most :data:`TITLE_MAX_CHARS` characters, not a copy of the description), whether the
   description says read-only, the four annotation hints, and what the listed
   ``outputSchema`` accepts and refuses (a result like the tool's, one without ``lines``,
   one with a field more, one whose ``words`` is a string);
@@ -31,12 +32,14 @@ read-only scope of :class:`~tutorial_lib.mcp_server.config.ServerConfig`), conne
   client refused a result that does not fit the listed ``outputSchema``.
 
 The points the table makes (:data:`WORD_COUNT_SPEC_RULES`): the name the client calls;
-a title for people; a description that says read-only; ``readOnlyHint: true`` and the
+a title for people, short (at most :data:`TITLE_MAX_CHARS` characters) and not the
+description; a description that says read-only; ``readOnlyHint: true`` and the
 other three hints written out (MCP's defaults for a missing hint are the pessimistic
-ones); ``path`` required, a string, not empty; ``min_length`` optional, an integer, at
-least 1; no other argument (a model-set ``confirm: true`` is ``unknown_field``); an
-``outputSchema`` that describes the data (``path`` a string, ``words`` and ``lines``
-integers that may be 0), with all three fields required and no other field.
+ones); ``path`` required, a string and only a string (a nullable type lets a model send
+null), not empty; ``min_length`` optional, an integer, at least 1; no other argument (a
+model-set ``confirm: true`` is ``unknown_field``); an ``outputSchema`` that describes the
+data (``path`` a string, ``words`` and ``lines`` integers that may be 0), with all three
+fields required and no other field.
 
 :func:`library_word_count_spec` is the reference, :data:`WORD_COUNT_CASES` the visible
 table, :func:`word_count_hidden_cases` the generated cases (each one lists the tool and
@@ -93,6 +96,7 @@ __all__ = [
     "WORD_COUNT_SPEC_RULES",
     "WORD_COUNT_STEPS",
     "VISIBLE_FILES",
+    "TITLE_MAX_CHARS",
     "OneToolServer",
     "call_view",
     "count_words",
@@ -106,6 +110,9 @@ __all__ = [
 
 #: The tool's name, the one the client calls.
 TOOL = "word_count"
+#: The longest title the check calls short, in characters: a client shows the title in a
+#: tool list or a confirmation dialog, where it is read at a glance.
+TITLE_MAX_CHARS = 60
 #: Files larger than this are refused (``file_too_large``): the count reads the whole file.
 WORD_COUNT_MAX_BYTES = 1 << 20
 #: The operator's declaration of the tool (chapter 06): a read of the workspace path ``path``.
@@ -334,6 +341,19 @@ def _title_view(wire: Mapping[str, Any]) -> dict[str, bool]:
     }
 
 
+def _short_title_view(wire: Mapping[str, Any]) -> dict[str, bool]:
+    """Whether the title is short and not the description. A missing or empty title
+    passes here: that is :func:`_title_view`'s finding, not this probe's."""
+    title = wire.get("title")
+    text = title.strip() if isinstance(title, str) else ""
+    description = str(wire.get("description") or "").strip()
+    return {
+        # data, not learner text
+        f"title 最多 {TITLE_MAX_CHARS} 个字符": len(text) <= TITLE_MAX_CHARS,
+        "title 不照抄 description": not text or text != description,  # data, not learner text
+    }
+
+
 def _description_view(wire: Mapping[str, Any]) -> dict[str, bool]:
     text = str(wire.get("description") or "")
     probe = ToolSpec(
@@ -372,6 +392,7 @@ def _output_view(wire: Mapping[str, Any], probes: Mapping[str, Any]) -> dict[str
 _LISTING_PROBES: dict[str, Callable[[Mapping[str, Any]], Any]] = {
     "name": lambda wire: {"name": wire.get("name")},
     "title": _title_view,
+    "short title": _short_title_view,
     "description": _description_view,
     "readOnlyHint": lambda wire: _hints(wire, ("readOnlyHint",)),
     "other hints": lambda wire: _hints(wire, _HINTS[1:]),
@@ -576,6 +597,27 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     _listing_case(
+        Text(
+            zh=f"title 最多 {TITLE_MAX_CHARS} 个字符，不照抄 description",
+            en=f"title at most {TITLE_MAX_CHARS} characters, not the description",
+        ),
+        "short title",
+        # data, not learner text
+        {f"title 最多 {TITLE_MAX_CHARS} 个字符": True, "title 不照抄 description": True},
+        Text(
+            zh=f"规则“title 要短”：客户端把 title 显示在工具列表和确认框里，让人一眼读完；"
+            f"它最多 {TITLE_MAX_CHARS} 个字符（例如 Count words in a workspace file，31 个字符），"
+            "也不是 description 的原文。把整段描述放进 title 就不是标题了："
+            "说明留在 description 里，那是写给模型读的。",
+            en=f"Rule “short title”: a client shows title in its tool list and "
+            f"confirmation dialogs, to be read at a glance; it has at most "
+            f"{TITLE_MAX_CHARS} characters (e.g. Count words in a workspace file, 31 "
+            "characters) and is not the text of description. The whole description "
+            "put in title is not a title: the explanation stays in description, which "
+            "is written for the model.",
+        ),
+    ),
+    _listing_case(
         Text(zh="description 写明只读", en="description says read-only"),
         "description",
         {"description 写明只读（例如 Read-only.）": True},  # data, not learner text
@@ -712,18 +754,22 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
         ),
     ),
     # -- tools/call: a bad argument is a tool execution error the model can correct from
+    # a nullable or missing type fails every type case: null first, its hint says why
     _call_case(
-        Text(zh="缺少 path：missing_field", en="no path: missing_field"),
-        {},
-        _tool_error("missing_field", "path", "string"),
+        Text(zh="path 是 null：invalid_type", en="path is null: invalid_type"),
+        {"path": None},
+        _tool_error("invalid_type", "path", "string"),
         Text(
-            zh="规则“path 必填”：input_schema 的 required 里要有 path；否则 Schema 检查放过了它，"
-            "授权站才因为不知道要读哪个路径而拒绝（permission_denied），模型读不出该补哪个参数。",
-            en="Rule “path required”: input_schema's required must list path; "
-            "otherwise the schema check lets the call through without it, and only "
-            "the authorization station refuses it, because it does not know which "
-            "path would be read (permission_denied): the model cannot tell which "
-            "argument to add.",
+            zh='规则“path 不可为 null”：path 的 type 只写 "string"。写成 ["string", "null"]'
+            "（可为 null 的类型），就是告诉模型它可以发 null：null 过了 Schema 检查，"
+            "授权站才因为不知道要读哪个路径而拒绝（permission_denied），模型读不出该发一个字符串。"
+            "不写 type 也一样放过 null。",
+            en='Rule “path not nullable”: path\'s type is "string" alone. Written as '
+            '["string", "null"] (a nullable type), it tells the model it may send '
+            "null: null passes the schema check, and only the authorization station "
+            "refuses it, because it does not know which path would be read "
+            "(permission_denied): the model cannot tell that it should send a "
+            "string. With no type at all, null gets through the same way.",
         ),
     ),
     _call_case(
@@ -736,6 +782,20 @@ WORD_COUNT_CASES: tuple[Case, ...] = (
             en='Rule “path is a string”: path says "type": "string"; without a type, '
             "5 reaches the tool's steps as it is, the steps raise an exception, "
             "and all the client sees is the line Error executing tool.",
+        ),
+    ),
+    _call_case(
+        Text(zh="缺少 path：missing_field", en="no path: missing_field"),
+        {},
+        _tool_error("missing_field", "path", "string"),
+        Text(
+            zh="规则“path 必填”：input_schema 的 required 里要有 path；否则 Schema 检查放过了它，"
+            "授权站才因为不知道要读哪个路径而拒绝（permission_denied），模型读不出该补哪个参数。",
+            en="Rule “path required”: input_schema's required must list path; "
+            "otherwise the schema check lets the call through without it, and only "
+            "the authorization station refuses it, because it does not know which "
+            "path would be read (permission_denied): the model cannot tell which "
+            "argument to add.",
         ),
     ),
     _call_case(
@@ -863,13 +923,27 @@ WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
     Rule(
         "title",
         Text(
-            zh="title 是给人看的短标题：不为空，也不等于 name。",
-            en="title is a short title for people: not empty, and not equal to name.",
+            zh="title 是给人看的标题：不为空，也不等于 name。",
+            en="title is a title for people: not empty, and not equal to name.",
         ),
         case_named(WORD_COUNT_CASES, "title 是给人看的标题"),
         Text(
             zh="每个生成的输入都重新列出工具，比较 title。",
             en="Every generated input lists the tool again and compares title.",
+        ),
+    ),
+    Rule(
+        Text(zh="title 要短", en="short title"),
+        Text(
+            zh=f"title 是短标题：最多 {TITLE_MAX_CHARS} 个字符，也不照抄 description。",
+            en=f"title is a short title: at most {TITLE_MAX_CHARS} characters, and not "
+            "a copy of description.",
+        ),
+        case_named(WORD_COUNT_CASES, f"title 最多 {TITLE_MAX_CHARS} 个字符，不照抄 description"),
+        Text(
+            zh="每个生成的输入都重新列出工具，数 title 的字符，再和 description 比较。",
+            en="Every generated input lists the tool again, counts the characters of "
+            "title and compares it with description.",
         ),
     ),
     Rule(
@@ -964,8 +1038,20 @@ WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
         Text(zh="path 是字符串（type string）。", en="path is a string (type string)."),
         case_named(WORD_COUNT_CASES, "path 写成数字 5：invalid_type"),
         Text(
-            zh="约一成的 path 是数字、null、列表或 true。",
-            en="About one path in ten is a number, null, a list or true.",
+            zh="约一成的 path 是数字、列表或 true。",
+            en="About one path in ten is a number, a list or true.",
+        ),
+    ),
+    Rule(
+        Text(zh="path 不可为 null", en="path not nullable"),
+        Text(
+            zh='path 的 type 只写 "string"，不写成 ["string", "null"]：null 是 invalid_type。',
+            en='path\'s type is "string" alone, not ["string", "null"]: null is invalid_type.',
+        ),
+        case_named(WORD_COUNT_CASES, "path 是 null：invalid_type"),
+        Text(
+            zh="约二十分之一的 path 是 null（有时带着 min_length 或多出的参数）。",
+            en="About one path in twenty is null (sometimes with min_length or an extra argument).",
         ),
     ),
     Rule(
@@ -975,7 +1061,10 @@ WORD_COUNT_SPEC_RULES: tuple[Rule, ...] = (
             en="path has at least one character (minLength 1).",
         ),
         case_named(WORD_COUNT_CASES, "path 是空字符串：invalid_value"),
-        Text(zh="约一成的 path 是空字符串。", en="About one path in ten is the empty string."),
+        Text(
+            zh="约二十分之一的 path 是空字符串。",
+            en="About one path in twenty is the empty string.",
+        ),
     ),
     Rule(
         Text(zh="min_length 可选", en="min_length optional"),
@@ -1033,18 +1122,22 @@ _WORDS = (
 _SPACES = (" ", " ", " ", "  ", "\t", "\u3000", "\u00a0", "\r\n")
 _EXTRA_FIELDS = ("confirm", "approved", "user_confirmed", "request_id", "lines")
 _EXTRA_RESULT_FIELDS = ("characters", "bytes", "source", "truncated", "encoding")
-_BAD_PATHS: tuple[Any, ...] = ("", 5, None, ["notes.txt"], True)
+_BAD_PATHS: tuple[Any, ...] = (5, ["notes.txt"], True)  # not strings; null and "" apart
 _BAD_MIN_LENGTHS: tuple[Any, ...] = (0, -1, 2.5, "3", True, None, [2])
 _HIDDEN_HINT = Text(
-    zh="和参考实现的服务器不一样。按题目的规则逐条对照：name、title、description、四个注解；"
-    "input_schema 的 path（必填、string、minLength 1）、min_length（可选、integer、minimum 1）、"
-    "additionalProperties: false；output_schema（path string，words、lines integer，三个都必填，"
+    zh="和参考实现的服务器不一样。按题目的规则逐条对照：name、title（不为空、不等于 name、"
+    f"最多 {TITLE_MAX_CHARS} 个字符、不照抄 description）、description、四个注解；"
+    "input_schema 的 path（必填、只是 string 而不可为 null、minLength 1）、"
+    "min_length（可选、integer、minimum 1）、additionalProperties: false；"
+    "output_schema（path string，words、lines integer，三个都必填，"
     "不许多出字段）。",
     en="Differs from the reference server. Go through the task's rules one by "
-    "one: name, title, description, the four annotations; input_schema's "
-    "path (required, string, minLength 1), min_length (optional, integer, "
-    "minimum 1), additionalProperties: false; output_schema (path string, "
-    "words and lines integer, all three required, no extra fields).",
+    "one: name, title (not empty, not name, at most "
+    f"{TITLE_MAX_CHARS} characters, not a copy of description), description, the four "
+    "annotations; input_schema's path (required, a string and not nullable, "
+    "minLength 1), min_length (optional, integer, minimum 1), additionalProperties: "
+    "false; output_schema (path string, words and lines integer, all three required, "
+    "no extra fields).",
 )
 
 
@@ -1083,6 +1176,10 @@ def _hidden_arguments(rng: random.Random, files: Mapping[str, Any]) -> dict[str,
     roll = rng.random()
     if roll < 0.1:
         pass  # no path
+    elif roll < 0.15:
+        arguments["path"] = None  # what a nullable type invites
+    elif roll < 0.2:
+        arguments["path"] = ""
     elif roll < 0.3:
         arguments["path"] = rng.choice(_BAD_PATHS)
     else:
@@ -1135,6 +1232,7 @@ def _observe(spec: ToolSpec, files: Mapping[str, Any], arguments: Any, probes: A
             listed = {
                 **listing_view(wire, "name"),
                 **listing_view(wire, "title"),
+                **listing_view(wire, "short title"),
                 **listing_view(wire, "description"),
                 **_hints(wire, _HINTS),
                 **_output_view(wire, probes),
