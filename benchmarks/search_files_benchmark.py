@@ -166,7 +166,7 @@ def search(root: Path, query: str, mode: str = "literal", **limits: Any) -> dict
 
 def tool_alone(root: Path, query: str) -> dict[str, Any]:
     """search_files' own steps (business check, execution) without the road around them:
-    where the time goes (the road's envelope check serializes the whole result)."""
+    where the time goes (the road's envelope check proves the whole result JSON)."""
     spec = search_files_tool(root, limits=EVERYTHING)
     args = {"query": query}
     assert spec.check is not None and spec.execute is not None
@@ -292,8 +292,8 @@ def main() -> int:
     print(
         "\nWhere the time goes: search_files on the road (as above) and its own steps"
         " alone (business check + execution: the walk, the matching, the candidates);"
-        " the rest is the road, mostly its envelope check, which serializes the whole"
-        " result to JSON.\n"
+        " the rest is the road, mostly its envelope check, which proves the whole result"
+        " JSON (contracts.surely_json) without writing it.\n"
     )
     print("| literal | lines | search_files s | tool alone s | the road s | alone / grep |")
     print("|---|---:|---:|---:|---:|---:|")

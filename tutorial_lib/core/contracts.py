@@ -543,8 +543,10 @@ _CONTAINERS = frozenset({list, dict})
 _STR_ONLY = frozenset({str})
 #: Past this many containers looked into, the look asks how many there can be.
 _MANY_CONTAINERS = 100_000
-#: Dicts this many or more are checked key by key (a column per key), see surely_json.
+#: Dicts this many or more are checked key by key (a column per key), see surely_json,
+#: always when they have this few keys in all (a column costs a look per dict).
 _COLUMNS_FROM = 8
+_FEW_KEYS = 8
 
 
 def surely_json(value: Any) -> bool:
@@ -647,7 +649,9 @@ def _dict_values(dicts: list[dict[Any, Any]]) -> list[list[Any]] | None:
     keys = set(chain.from_iterable(dicts))
     if not set(map(type, keys)) <= _STR_ONLY:
         return None
-    if len(dicts) >= _COLUMNS_FROM and len(keys) * len(dicts) <= 2 * sum(map(len, dicts)):
+    if len(dicts) >= _COLUMNS_FROM and (
+        len(keys) <= _FEW_KEYS or len(keys) * len(dicts) <= 2 * sum(map(len, dicts))
+    ):
         return [list(map(dict.get, dicts, repeat(key))) for key in keys]
     return [list(chain.from_iterable(map(dict.values, dicts)))]
 
