@@ -9,12 +9,21 @@ written here and receives its arguments raw (no pydantic model in between).
 tool, the model every flawed tool deviates from in one respect. tests/test_checker.py
 checks that the checker reports every planted flaw against its tool, and nothing at
 ``error`` against the clean one.
+
+Errors are sent as the course's server sends them (:func:`fail`): ``isError`` with the
+envelope as JSON text and no ``structuredContent``. Two tools keep the old behaviour
+(:func:`fail_structured`: the envelope in ``structuredContent`` too, which breaks their
+``outputSchema``): ``ticket_get_estimate`` on every protocol revision, and
+``ticket_get_deadline`` only on the handshake era (``2025-11-25`` and older, what the
+TypeScript SDK's client negotiates), so the checker's light check of that revision is what
+finds it. :data:`PROTOCOL` holds the revision of the call being answered.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import contextvars
 import hashlib
 import hmac
 import json
@@ -31,6 +40,7 @@ from mcp.server.mcpserver.context import Context
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 #: The flawed tool -> the rule of tutorial_lib.checker.rules its flaw breaks.
 PLANTED: dict[str, str] = {
@@ -61,6 +71,8 @@ PLANTED: dict[str, str] = {
     "ticket_get_body": "call_timeout",
     "ticket_get_summary": "server_crashed",
     "ticket_get_stats": "output_schema_violation",
+    "ticket_get_estimate": "error_output_schema_violation",
+    "ticket_get_deadline": "error_output_schema_violation",
     "ticket_list": "cursor_not_validated",
     "ticket_list_comments": "page_repeats",
     "ticket_list_events": "page_gap",
@@ -88,6 +100,8 @@ TICKETS = [
 ]
 KEY = b"flawed-server-cursor-key"
 ROOT: Path | None = None
+#: The protocol revision the call being answered came on (None outside a call).
+PROTOCOL: contextvars.ContextVar[str | None] = contextvars.ContextVar("protocol", default=None)
 
 Handler = Callable[[dict[str, Any]], Awaitable[CallToolResult]]
 
@@ -111,6 +125,15 @@ def ok(data: dict[str, Any]) -> CallToolResult:
 
 
 def fail(code: str, message: str, **extra: Any) -> CallToolResult:
+    """A tool error every client takes: the envelope as JSON text, no structuredContent."""
+    error = {"ok": False, "error": {"code": code, "message": message, **extra}}
+    text = json.dumps(error, ensure_ascii=False)
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def fail_structured(code: str, message: str, **extra: Any) -> CallToolResult:
+    """The old tool error: the envelope in structuredContent too. For a tool with an
+    outputSchema, the TypeScript SDK's client and the Inspector refuse the whole result."""
     error = {"ok": False, "error": {"code": code, "message": message, **extra}}
     text = json.dumps(error, ensure_ascii=False)
     return CallToolResult(
@@ -678,6 +701,49 @@ def tools() -> list[FlawedTool]:
         },
     )
 
+    # -- structured errors: an error envelope in structuredContent breaks outputSchema ----
+    def estimating(structured_errors: Callable[[], bool]) -> Handler:
+        async def handle(args: dict[str, Any]) -> CallToolResult:
+            refuse = fail_structured if structured_errors() else fail
+            found = first_error(by_id, args)
+            if found is not None:
+                code, name, message = found
+                return refuse(code, message, field=name, suggestion=f"Fix '{name}' and call again.")
+            if ticket(args["ticket_id"]) is None:
+                return refuse(
+                    "not_found",
+                    "no ticket has this ticket_id: use ticket_search first",
+                    field="ticket_id",
+                )
+            number = args["ticket_id"]
+            return ok({"ticket_id": number, "hours": number * 2, "due": f"2026-10-{number:02d}"})
+
+        return handle
+
+    estimate_output = {
+        "type": "object",
+        "properties": {
+            "ticket_id": {"type": "integer"},
+            "hours": {"type": "integer"},
+            "due": {"type": "string"},
+        },
+        "required": ["ticket_id", "hours", "due"],
+    }
+    add(
+        "ticket_get_estimate",
+        described("Estimate the remaining effort on one ticket, in hours of work."),
+        by_id,
+        estimating(lambda: True),
+        output_schema=estimate_output,
+    )
+    add(
+        "ticket_get_deadline",
+        described("Look up when one ticket is due, as a calendar date (YYYY-MM-DD)."),
+        by_id,
+        estimating(lambda: PROTOCOL.get() in HANDSHAKE_PROTOCOL_VERSIONS),
+        output_schema=estimate_output,
+    )
+
     # -- paging flaws ---------------------------------------------------------------------
     pagers = (
         ("ticket_list", "restart", "tickets", "List the tickets of the tracker, oldest first"),
@@ -897,7 +963,11 @@ class FlawedServer(MCPServer[Any]):
         tool = self._tools.get(name)
         if tool is None:
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name[:80]}")
-        return await tool.handler(dict(arguments))
+        token = PROTOCOL.set(context.protocol_version if context is not None else None)
+        try:
+            return await tool.handler(dict(arguments))
+        finally:
+            PROTOCOL.reset(token)
 
 
 def main() -> None:

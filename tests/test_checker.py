@@ -4,6 +4,9 @@
   one clean tool: every flaw is reported against its tool, with its rule's severity and
   chapter, and with the call and answer that showed it; the clean tool has nothing at
   ``error``; writes run only with ``--allow-writes`` and only with the given arguments;
+- protocol revisions (``--protocol``): by default the full check on 2026-07-28 and a light
+  one on 2025-11-25; an error whose structuredContent breaks the outputSchema is
+  ``error_output_schema_violation`` on either, and a flaw of one revision only says which;
 - exit codes: 0 (clean), 1 (findings at or above ``--fail-on``), 2 (a command that exits
   at once, one that is not an MCP server, one that does not exist);
 - the report is deterministic for the same server (timings in the JSON only, unless
@@ -48,7 +51,15 @@ from tutorial_lib.checker import (
     valid_candidates,
 )
 from tutorial_lib.checker.__main__ import ProgressBar, main
-from tutorial_lib.checker.run import proposals
+from tutorial_lib.checker.run import (
+    LEGACY,
+    MODERN,
+    CheckOptions,
+    _merge,
+    _Run,
+    check_server,
+    proposals,
+)
 from tutorial_lib.checker.static import lists_choices, pattern_bounds_length, static_findings
 from tutorial_lib.checker.workspace import destroyed
 from tutorial_lib.course.demos.reference_server import (
@@ -96,6 +107,11 @@ def by_tool(report: dict) -> dict[str, list[dict]]:
 
 def coverage(report: dict, tool: str) -> dict:
     return next(t for t in report["tools"] if t["name"] == tool)
+
+
+def passes(report: dict) -> list[tuple[str, str, bool]]:
+    """Per protocol revision: (revision, check, connected)."""
+    return [(p["revision"], p["check"], p["connected"]) for p in report["protocols"]]
 
 
 # -- the flawed server, every flaw --------------------------------------------------------
@@ -176,6 +192,98 @@ def test_writes_run_only_when_allowed_and_only_with_the_given_arguments(flawed_r
     assert coverage(report, "note_write")["calls"] == 2  # the given call, then once more
     assert (workspace / "notes" / "todo.txt").read_text(encoding="utf-8") == "replaced"
     assert (workspace / "notes" / "log.txt").read_text(encoding="utf-8") == "first\nline\nline\n"
+
+
+# -- errors whose structuredContent breaks the outputSchema, on each protocol revision ----
+
+STRUCTURED = "error_output_schema_violation"
+
+
+def test_an_error_envelope_in_structured_content_is_reported_with_what_clients_do(
+    flawed_run,
+) -> None:
+    _, markdown, report, _ = flawed_run
+    assert passes(report) == [(MODERN, "full", True), (LEGACY, "light", True)]
+    light = report["protocols"][1]
+    assert light["negotiated"] == LEGACY and light["tools"] == len(flawed.tools())
+    assert light["calls"] > 0 and light["note"] == ""
+    found = [f for f in report["findings"] if f["rule"] == STRUCTURED]
+    # the old behaviour on every revision, and on the handshake era only; no other tool
+    # (the clean one has an outputSchema too, and sends its errors as text)
+    assert sorted(f["tool"] for f in found) == ["ticket_get_deadline", "ticket_get_estimate"]
+    always = next(f for f in found if f["tool"] == "ticket_get_estimate")
+    assert (always["severity"], always["chapter"]) == ("error", "chapter 09")
+    assert "TypeScript SDK" in always["message"] and "Inspector" in always["message"]
+    assert "McpError -32602" in always["message"] and "whatever isError says" in always["message"]
+    assert "'ticket_id' is a required property" in always["message"]  # the validation failure
+    assert always["fix"] == RULES[STRUCTURED].fix and "Omit structuredContent" in always["fix"]
+    assert always["call"]["kind"] == "missing_required" and always["call"]["arguments"] == {}
+    assert always["answer"].startswith("structuredContent fails the outputSchema: ")
+    assert "isError: " in always["answer"]
+    assert "only_on" not in always  # the light check's invalid call showed it again
+    # one finding per tool, naming every hostile kind it was seen for
+    assert "(seen for " in always["message"]
+    legacy_only = next(f for f in found if f["tool"] == "ticket_get_deadline")
+    assert legacy_only["only_on"] == LEGACY and legacy_only["severity"] == "error"
+    section = markdown.split("### `ticket_get_deadline`", 1)[1].split("\n### ", 1)[0]
+    assert f"`{STRUCTURED}` (chapter 09) (only on protocol {LEGACY}):" in section
+    assert f"Protocols: {MODERN}: full check, connected" in markdown
+    assert f"{LEGACY}: light check, connected" in markdown
+    # the success check is the other rule's: a success that breaks the schema, on both
+    assert [f["rule"] for f in by_tool(report)["ticket_get_stats"] if f["severity"] == "error"] == [
+        "output_schema_violation"
+    ]
+    assert "only_on" not in by_tool(report)["ticket_get_stats"][0]
+
+
+@pytest.mark.parametrize(
+    ("protocol", "reported"), [(LEGACY, ["ticket_get_deadline"]), (MODERN, [])]
+)
+def test_one_protocol_revision_gets_the_full_check(
+    tmp_path: Path, protocol: str, reported: list[str]
+) -> None:
+    code, markdown, report = check(
+        tmp_path, "--protocol", protocol, "--quick", "--tool", "ticket_get_deadline",
+        "--tool", flawed.CLEAN,
+    )  # fmt: skip
+    assert report["server"]["protocol"] == protocol
+    assert passes(report) == [(protocol, "full", True)]
+    found = [f for f in report["findings"] if f["rule"] == STRUCTURED]
+    assert [f["tool"] for f in found] == reported
+    assert all("only_on" not in f for f in report["findings"])  # one revision: nothing to say
+    assert code == (1 if reported else 0)
+    assert coverage(report, "ticket_get_deadline")["calls"] == 6  # valid + 5 quick kinds
+
+
+def test_the_merge_marks_what_one_revision_showed_and_the_other_did_not() -> None:
+    def run(raised: dict[tuple[str, str], set[str]], made: set[str], rules: list[str]) -> _Run:
+        done = _Run(None, CheckOptions(), [], [])  # type: ignore[arg-type]
+        done.raised, done.made = raised, made
+        done.findings = [Finding("t", rule, "error", rule, "chapter 01") for rule in rules]
+        return done
+
+    full = run(
+        {("t", "protocol_error"): {"a"}, ("t", "call_timeout"): {"a", "b"},
+         ("t", "result_malformed"): {"a"}},
+        {"a", "b", "c"},
+        ["protocol_error", "call_timeout", "result_malformed", "vague_name"],
+    )  # fmt: skip
+    light = run(
+        {("t", "result_malformed"): {"a"}, ("t", "server_crashed"): {"a"},
+         ("t", "error_output_schema_violation"): {"a"}},
+        {"a"},
+        ["result_malformed", "server_crashed", "error_output_schema_violation"],
+    )  # fmt: skip
+    _merge(full, light, MODERN, LEGACY)
+    only = {f.rule: f.only_on for f in full.findings}
+    assert only == {
+        "protocol_error": MODERN,  # its one call made again on LEGACY: not seen there
+        "call_timeout": "",  # call "b" was not made again: nothing to say
+        "result_malformed": "",  # seen on both
+        "vague_name": "",  # static: one tool list
+        "server_crashed": LEGACY,  # seen on LEGACY only
+        STRUCTURED: LEGACY,
+    }
 
 
 # -- exit codes, the slow hostile kinds, determinism -------------------------------------
@@ -265,6 +373,15 @@ def test_a_command_line_without_a_server_is_a_usage_error(
     assert main(["--list-rules"]) == 0
     table = capsys.readouterr().out
     assert all(f"`{rule}`" in table for rule in RULES)
+    assert f"| `{STRUCTURED}` | error | chapter 09 | a tool error (isError) carries no" in table
+    assert all(rule.chapter in CHAPTERS for rule in RULES.values())  # the chapter map
+    assert RULES[STRUCTURED].family == "behaviour"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    usage = " ".join(capsys.readouterr().out.split())  # argparse wraps to the terminal
+    assert "--protocol {2026-07-28,2025-11-25,both}" in usage and "both (default)" in usage
+    with pytest.raises(ValueError, match="no protocol 'auto'"):
+        check_server(FLAWED, CheckOptions(protocol="auto"))
 
 
 def test_the_report_is_deterministic_and_a_read_only_run_calls_no_write(tmp_path: Path) -> None:
@@ -310,6 +427,11 @@ def test_the_course_server_is_clean_at_error_and_its_reads_leave_the_workspace_a
     assert code == 0, markdown
     assert snapshot(workspace) == before
     assert not [f for f in report["findings"] if f["rule"] == "read_only_changed_workspace"]
+    # its errors are text only: nothing a TypeScript client or the Inspector refuses, on
+    # the full check (2026-07-28) and on the light one (2025-11-25)
+    assert passes(report) == [(MODERN, "full", True), (LEGACY, "light", True)]
+    assert report["protocols"][1]["calls"] == 16  # a valid and an invalid call per read
+    assert not [f for f in report["findings"] if f["rule"] == STRUCTURED or "only_on" in f]
     tools = {t["name"]: t for t in report["tools"]}
     assert len(tools) == 12
     reads = [name for name, t in tools.items() if t["read_only"]]
@@ -344,6 +466,11 @@ def test_the_reference_filesystem_server(tmp_path: Path, filesystem_server: list
     )  # fmt: skip
     assert report["server"]["name"] == "secure-filesystem-server", markdown
     assert snapshot(workspace) == before  # its read-only tools wrote nothing
+    # no server/discover: the full check ran on the handshake the TypeScript SDK speaks
+    assert report["server"]["protocol"] == LEGACY
+    assert passes(report) == [(MODERN, "none", False), (LEGACY, "full", True)]
+    assert "fell back to the initialize handshake" in report["protocols"][0]["note"]
+    assert not [f for f in report["findings"] if f["rule"] == STRUCTURED]
     tools = {t["name"]: t for t in report["tools"]}
     assert tools["write_file"]["calls"] == 0 and tools["read_text_file"]["status"] == "checked"
     found = {(f["tool"], f["rule"]) for f in report["findings"]}
@@ -354,6 +481,15 @@ def test_the_reference_filesystem_server(tmp_path: Path, filesystem_server: list
     assert ("write_file", "property_undescribed") in found
     assert ("list_directory", "answer_unreadable") in found
     assert code == (1 if any(f["severity"] == "error" for f in report["findings"]) else 0)
+
+
+def test_a_server_without_the_modern_revision_cannot_be_checked_on_it_alone(
+    tmp_path: Path, filesystem_server: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = [*filesystem_server, str(tmp_path)]
+    assert check(tmp_path, "--protocol", MODERN, command=command)[0] == 2
+    err = capsys.readouterr().err
+    assert f"does not speak protocol {MODERN}" in err and f"--protocol {LEGACY}" in err
 
 
 # -- the pieces, without a server ---------------------------------------------------------

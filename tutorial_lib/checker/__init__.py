@@ -27,10 +27,16 @@ What it checks (every rule, its severity and its chapter: :data:`RULES`, or
   ``"5"`` for 5, an extra field, out of range, not in the enum, a million characters, a
   lone surrogate, 1000 nested arrays); every answer must be a tool error rather than a
   protocol error, crash or hang, name the bad argument, and say what to do next; a next
-  call an answer proposes is made and must succeed; every call has a time limit;
+  call an answer proposes is made and must succeed; every call has a time limit; a
+  success must match the ``outputSchema``, and an error must not carry
+  ``structuredContent`` that breaks it (the TypeScript SDK's client and the Inspector
+  refuse such a result);
 - **paging**: a tool with a cursor argument must continue without repeats or gaps, and
   refuse an invalid or tampered cursor instead of restarting silently;
-- **side effects** (``workspace``): a read-only tool leaves the folder byte-identical.
+- **side effects** (``workspace``): a read-only tool leaves the folder byte-identical;
+- **protocol revisions** (``protocol``, default ``"both"``): the full check on 2026-07-28
+  (the Python SDK's default), a light one on 2025-11-25 (what the TypeScript SDK's client
+  and the Inspector negotiate); a finding seen on one revision only says which.
 
 Safety: the checker talks to the local process only. Tools that may write are called
 only with ``allow_writes``, and only with the arguments the operator gives (``calls``);
@@ -50,19 +56,31 @@ from tutorial_lib.checker.report import (
     SERVER,
     Evidence,
     Finding,
+    ProtocolPass,
     Report,
     ToolCoverage,
     render_json,
     render_markdown,
 )
 from tutorial_lib.checker.rules import CHAPTERS, RULES, SEVERITIES, Rule, format_rules
-from tutorial_lib.checker.run import CheckOptions, check, check_server, load_calls
+from tutorial_lib.checker.run import (
+    LEGACY,
+    MODERN,
+    PROTOCOLS,
+    CheckOptions,
+    check,
+    check_server,
+    load_calls,
+)
 from tutorial_lib.checker.static import static_findings
 from tutorial_lib.checker.workspace import differences, snapshot
 
 __all__ = [
     "CHAPTERS",
     "KINDS",
+    "LEGACY",
+    "MODERN",
+    "PROTOCOLS",
     "QUICK_KINDS",
     "RULES",
     "SERVER",
@@ -72,6 +90,7 @@ __all__ = [
     "Connection",
     "Evidence",
     "Finding",
+    "ProtocolPass",
     "Report",
     "Rule",
     "ServerUnavailable",

@@ -23,6 +23,7 @@ PROG = "tutorial-lib-check"
 def build_parser() -> argparse.ArgumentParser:
     """The command line (options only; the server's command follows ``--``)."""
     from tutorial_lib.checker.arguments import KINDS, QUICK_KINDS
+    from tutorial_lib.checker.run import LEGACY, MODERN, PROTOCOLS
 
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -78,8 +79,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
     parser.add_argument("--timings", action="store_true",
                         help="timings in the Markdown too (the JSON has them)")  # fmt: skip
-    parser.add_argument("--protocol", choices=["auto", "legacy"], default="auto",
-                        help="the SDK client's negotiation (default auto)")  # fmt: skip
+    parser.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="both",
+        help=f"the protocol revision to check on: {MODERN} (server/discover, the Python SDK's"
+        f" default), {LEGACY} (the initialize handshake the TypeScript SDK and the MCP"
+        f" Inspector negotiate), or both (default): the full check on {MODERN} (on {LEGACY}"
+        f" when the server does not speak it), then a light one on {LEGACY} (handshake,"
+        " tools/list, one valid and one invalid call per read-only tool, each answer judged"
+        " as always); findings seen on one revision only say which",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--list-rules", action="store_true",
                         help="print every rule (id, severity, chapter) and exit")  # fmt: skip
@@ -159,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_calls=args.max_calls,
         tools=tuple(args.tool),
         fail_on=args.fail_on,
-        mode=args.protocol,
+        protocol=args.protocol,
         progress=progress,
     )
     try:

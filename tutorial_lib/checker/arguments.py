@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
+from jsonschema.exceptions import SchemaError, best_match
 from jsonschema.validators import validator_for
 
 __all__ = [
@@ -51,6 +51,7 @@ __all__ = [
     "hostile_calls",
     "printable",
     "schema_accepts",
+    "schema_failure",
     "valid_candidates",
 ]
 
@@ -129,6 +130,19 @@ def schema_accepts(schema: Mapping[str, Any], value: Any) -> bool:
         return False
     except Exception:  # a $ref that does not resolve, a broken regex...
         return False
+
+
+def schema_failure(schema: Mapping[str, Any], value: Any) -> str | None:
+    """Why ``schema`` refuses ``value``, in one line (the error jsonschema's ``best_match``
+    picks, as the Python SDK's client words it, and where: ``$.views``); None when it
+    accepts it, or when the schema cannot be used (``schema_invalid``'s business)."""
+    try:
+        error = best_match(_validator(schema).iter_errors(value))
+    except Exception:  # a broken schema, a $ref that does not resolve, a broken regex...
+        return None
+    if error is None:
+        return None
+    return f"{error.message} (at {error.json_path})"
 
 
 def _resolve(schema: Any, root: Mapping[str, Any]) -> Any:

@@ -62,7 +62,9 @@ class Answer:
     """What one call got back (see the module). ``kind``:
 
     - ``"result"``: a ``CallToolResult``; ``is_error`` is its ``isError``, ``text`` its text
-      blocks joined, ``structured`` its ``structuredContent``;
+      blocks joined, ``structured`` its ``structuredContent``, as the server sent it (the
+      SDK's client checks it against the ``outputSchema`` for successes only; an error's
+      is handed over unchecked, for the checker to judge as other clients do);
     - ``"protocol_error"``: a JSON-RPC error; ``code`` and ``message``;
     - ``"refused_by_client"``: the SDK's client refused a success (``message``: why, e.g.
       structured content that breaks the tool's ``outputSchema``);

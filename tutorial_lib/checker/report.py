@@ -29,6 +29,7 @@ __all__ = [
     "SERVER",
     "Evidence",
     "Finding",
+    "ProtocolPass",
     "Report",
     "ToolCoverage",
     "exit_code",
@@ -80,6 +81,9 @@ class Finding:
 
     ``fix`` is an optional sentence on how to fix it; ``evidence`` is None for static
     findings (the tool list is the evidence) and the call and answer otherwise.
+    ``only_on`` names the one protocol revision the finding showed on, when the same calls
+    made on the other revision did not show it ("" otherwise: on the revision of the full
+    check, and wherever else it was looked for).
     """
 
     tool: str
@@ -89,6 +93,7 @@ class Finding:
     chapter: str
     evidence: Evidence | None = None
     fix: str = ""
+    only_on: str = ""
 
     def sort_key(self, order: dict[str, int] | None = None) -> tuple[Any, ...]:
         """Tools in ``order`` (the server's listing) first, then by name; the server's own
@@ -119,6 +124,8 @@ class Finding:
             out["call"] = call
         if self.fix:
             out["fix"] = self.fix
+        if self.only_on:
+            out["only_on"] = self.only_on
         return out
 
 
@@ -139,12 +146,52 @@ class ToolCoverage:
 
 
 @dataclass
+class ProtocolPass:
+    """One protocol revision of a check: the ``revision`` asked for (``"2026-07-28"``,
+    ``"2025-11-25"``), the ``check`` run on it (``"full"``; ``"light"``: handshake,
+    ``tools/list``, one valid and one invalid call per called tool; ``"none"``),
+    whether it ``connected``, the revision the server ``negotiated``, the ``tools`` it
+    listed, the ``calls`` made and a ``note`` (why it did not connect, what differed)."""
+
+    revision: str
+    check: str
+    connected: bool
+    negotiated: str | None = None
+    tools: int | None = None
+    calls: int = 0
+    note: str = ""
+
+    def describe(self) -> str:
+        """One line: ``2025-11-25: light check, connected (negotiated 2025-11-25), 16 calls``."""
+        if not self.connected:
+            return f"{self.revision}: not connected: {self.note or 'no reason given'}"
+        text = f"{self.revision}: {self.check} check, connected"
+        if self.negotiated and self.negotiated != self.revision:
+            text += f" (negotiated {self.negotiated})"
+        text += f", {self.calls} calls"
+        return text + (f"; {self.note}" if self.note else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "revision": self.revision,
+            "check": self.check,
+            "connected": self.connected,
+            "negotiated": self.negotiated,
+            "tools": self.tools,
+            "calls": self.calls,
+            "note": self.note,
+        }
+
+
+@dataclass
 class Report:
     """Every finding of one run, the coverage of each tool, and the run's context.
 
     ``server`` is what the server said of itself (name, version, protocol) and the
     command; ``options`` the options that shape the result (kinds, time limit...);
     ``timings`` the seconds spent (start, listing, per tool, total): JSON only.
+    ``protocols`` says, per protocol revision asked for, what was checked on it and
+    whether it connected (:class:`ProtocolPass`).
     """
 
     command: list[str]
@@ -154,6 +201,7 @@ class Report:
     findings: list[Finding]
     fail_on: str = "error"
     timings: dict[str, Any] = field(default_factory=dict)
+    protocols: list[ProtocolPass] = field(default_factory=list)
 
     def sorted_findings(self) -> list[Finding]:
         """The findings in report order: by tool as the server lists them, the server's
@@ -265,8 +313,10 @@ def render_findings(
         if finding.tool != current:
             current = finding.tool
             lines += [f"### {_code(finding.tool) if finding.tool != SERVER else SERVER}", ""]
+        only = f" (only on protocol {finding.only_on})" if finding.only_on else ""
         lines.append(
-            f"- **{finding.severity}** `{finding.rule}` ({finding.chapter}): {_md(finding.message)}"
+            f"- **{finding.severity}** `{finding.rule}` ({finding.chapter}){only}:"
+            f" {_md(finding.message)}"
         )
         if finding.fix:
             lines.append(f"  - fix: {_md(finding.fix)}")
@@ -300,6 +350,9 @@ def render_markdown(report: Report, *, timings: bool = False) -> str:
         f"{_md(str(server.get('version') or ''))}".rstrip()
         + f", protocol {server.get('protocol', '?')}, {len(report.tools)} tools."
     )
+    if report.protocols:
+        passes = "; ".join(_md(p.describe()) for p in report.protocols)
+        lines.append(f"Protocols: {passes}.")
     options = ", ".join(f"{k}: {_md(str(v))}" for k, v in report.options.items())
     lines += [f"Options: {options}.", ""]
     verdict = (
@@ -333,7 +386,7 @@ def render_markdown(report: Report, *, timings: bool = False) -> str:
     if timings and report.timings:
         lines += ["## Timings", ""]
         lines += [
-            f"- {key}: {value:.2f} s"
+            f"- {key}: {value:.2f} s" if key.endswith("_s") else f"- {key}: {value}"
             for key, value in report.timings.items()
             if isinstance(value, (int, float))
         ]
@@ -351,6 +404,7 @@ def render_json(report: Report) -> str:
         "report_version": 1,
         "command": report.command,
         "server": report.server,
+        "protocols": [p.to_json() for p in report.protocols],
         "options": report.options,
         "summary": {
             "tools": len(report.tools),

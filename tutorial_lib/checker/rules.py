@@ -2,7 +2,8 @@
 
 A finding's ``rule`` is a key of :data:`RULES`. Each :class:`Rule` says how serious a
 finding of it is by default (``info`` < ``warning`` < ``error``), which chapter of the
-course teaches the fix (:data:`CHAPTERS`), and in one sentence what it checks. Two rules
+course teaches the fix (:data:`CHAPTERS`), in one sentence what it checks and, for some,
+the fix a finding of it carries when the check has no more precise one. Two rules
 take their severity from the case: ``write_not_marked`` is an ``error`` when the tool is
 annotated read-only (clients skip confirmation for it) and a ``warning`` the other way
 round (see :func:`severity_of`).
@@ -40,23 +41,28 @@ CHAPTERS: dict[str, str] = {
     "chapter 04": "Paginated summaries: cursors, pages, coverage",
     "chapter 05": "Writes, timeouts, unknown outcomes, idempotency keys, retries",
     "chapter 06": "Authorization boundaries and hostile input: content is data",
+    "chapter 09": "Serving tools over MCP: isError vs protocol errors, structured output",
 }
 
 
 @dataclass(frozen=True)
 class Rule:
     """One rule: ``id``, default ``severity``, the ``chapter`` that teaches the fix, the
-    ``family`` it belongs to (static, behaviour, paging, side_effects) and what it
-    ``checks``, in one sentence."""
+    ``family`` it belongs to (static, behaviour, paging, side_effects), what it
+    ``checks``, in one sentence, and the ``fix`` its findings carry ("" when each check
+    words its own)."""
 
     id: str
     severity: Severity
     chapter: str
     family: str
     checks: str
+    fix: str = ""
 
 
-def _rules(*rows: tuple[str, Severity, str, str, str]) -> dict[str, Rule]:
+def _rules(
+    *rows: tuple[str, Severity, str, str, str] | tuple[str, Severity, str, str, str, str],
+) -> dict[str, Rule]:
     return {row[0]: Rule(*row) for row in rows}
 
 
@@ -142,6 +148,13 @@ RULES: dict[str, Rule] = _rules(
      "a next call an answer proposes succeeds when the checker makes it"),
     ("output_schema_violation", "error", "chapter 01", "behaviour",
      "a success matches the declared outputSchema (the SDK's client refuses it otherwise)"),
+    ("error_output_schema_violation", "error", "chapter 09", "behaviour",
+     "a tool error (isError) carries no structuredContent, or one that matches the"
+     " declared outputSchema: the TypeScript SDK's client and the MCP Inspector check it"
+     " whatever isError says and refuse the whole result",
+     "Omit structuredContent on errors: send isError: true with the error (what went wrong,"
+     " the field, what to do next) as text content, e.g. the error envelope as JSON text;"
+     " keep structuredContent for successes, matching the outputSchema."),
     ("result_malformed", "error", "chapter 03", "behaviour",
      "the answer is a well-formed MCP result"),
     ("call_timeout", "error", "chapter 06", "behaviour",

@@ -36,21 +36,46 @@ tampered cursor must be an error, not a silent restart.
 
 Findings of a rule that repeat for several hostile kinds of one tool are reported once,
 naming the kinds, with the first call as evidence.
+
+Every answer is also judged for what its clients accept: a success must match the tool's
+``outputSchema`` (the SDK's client refuses it otherwise: ``output_schema_violation``), and
+a tool error must carry no ``structuredContent``, or one that matches it
+(``error_output_schema_violation``): the TypeScript SDK's client and the MCP Inspector
+check it whatever ``isError`` says, while the Python SDK's client, which the checker
+drives, checks successes only, so the checker validates errors itself.
+
+Protocol revisions (``CheckOptions.protocol``): the Python SDK's client negotiates
+:data:`MODERN` (2026-07-28, ``server/discover``) and falls back to the ``initialize``
+handshake; the TypeScript SDK's client and the Inspector negotiate :data:`LEGACY`
+(2025-11-25). With ``"both"`` (the default) the full check runs on the modern revision
+(on the legacy one for a server that does not speak it), then a light check on the legacy
+revision: a second server process, the handshake, ``tools/list``, and for each read-only
+tool the full check called its valid arguments and one invalid call, each answer judged as
+above (:data:`ANSWER_RULES`). The full check costs one call per hostile kind and page; the
+light one two calls per tool and one more start of the server. A finding seen on one
+revision only says which (``Finding.only_on``); the report says, per revision, what was
+checked and whether it connected (``Report.protocols``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import anyio
+from mcp_types.version import (
+    LATEST_HANDSHAKE_VERSION,
+    LATEST_MODERN_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
 
 from tutorial_lib.checker.arguments import (
     KINDS,
@@ -59,15 +84,64 @@ from tutorial_lib.checker.arguments import (
     hostile_calls,
     printable,
     properties_of,
+    schema_failure,
     valid_candidates,
 )
 from tutorial_lib.checker.connection import Answer, Connection, ServerUnavailable
-from tutorial_lib.checker.report import SERVER, Evidence, Finding, Report, ToolCoverage, trim
+from tutorial_lib.checker.report import (
+    SERVER,
+    Evidence,
+    Finding,
+    ProtocolPass,
+    Report,
+    ToolCoverage,
+    trim,
+)
 from tutorial_lib.checker.rules import RULES, severity_of
 from tutorial_lib.checker.static import hints_of, static_findings, suspected_write
 from tutorial_lib.checker.workspace import Snapshot, destroyed, differences, snapshot
 
-__all__ = ["CheckOptions", "check", "check_server", "load_calls"]
+__all__ = [
+    "LEGACY",
+    "MODERN",
+    "PROTOCOLS",
+    "CheckOptions",
+    "check",
+    "check_server",
+    "load_calls",
+]
+
+#: The protocol revision the Python SDK's client negotiates by default (``server/discover``).
+MODERN = LATEST_MODERN_VERSION
+#: The revision of the ``initialize`` handshake: what the TypeScript SDK's client and the
+#: MCP Inspector negotiate.
+LEGACY = LATEST_HANDSHAKE_VERSION
+#: The values of ``CheckOptions.protocol`` (``--protocol``).
+PROTOCOLS: tuple[str, ...] = (MODERN, LEGACY, "both")
+#: The rules an answer is judged by whatever the call was: what the light check of the
+#: other revision looks for (see :func:`check`).
+ANSWER_RULES = frozenset(
+    [
+        "protocol_error",
+        "output_schema_violation",
+        "error_output_schema_violation",
+        "result_malformed",
+        "call_timeout",
+        "server_crashed",
+        "answer_unreadable",
+    ]
+)
+#: The hostile kinds the light check picks its one invalid call from, in this order:
+#: cheap, and refused by any schema that declares the argument.
+LIGHT_KINDS = (
+    "missing_required",
+    "wrong_type",
+    "out_of_range",
+    "not_in_enum",
+    "bool_as_integer",
+    "integer_as_string",
+    "extra_field",
+)
 
 #: How each hostile kind is described in a finding ({field}: the argument it targets).
 KIND_TEXT = {
@@ -122,6 +196,7 @@ _AGGREGATED = frozenset(
         "call_timeout",
         "server_crashed",
         "output_schema_violation",
+        "error_output_schema_violation",
         "result_malformed",
         "answer_unreadable",
     ]
@@ -143,7 +218,10 @@ class CheckOptions:
     - ``max_pages``: pages of one traversal at most; ``max_restarts``: server restarts;
     - ``tools``: check only these tools (static checks still see the whole list);
     - ``fail_on``: the severity at which the run fails (exit 1);
-    - ``mode``: the SDK client's protocol negotiation (``"auto"`` or ``"legacy"``);
+    - ``protocol``: the protocol revision(s) to check on (:data:`PROTOCOLS`): ``MODERN``
+      (2026-07-28, ``server/discover``), ``LEGACY`` (2025-11-25, the ``initialize``
+      handshake the TypeScript SDK and the Inspector use), or ``"both"`` (the default: the
+      full check on the revision the SDK negotiates, a light check on the other);
     - ``cwd`` and ``env``: how the server is started;
     - ``progress``: called with (tools done, tools in all, tool name) as the check goes.
     """
@@ -160,7 +238,7 @@ class CheckOptions:
     max_restarts: int = 3
     tools: tuple[str, ...] = ()
     fail_on: str = "error"
-    mode: str = "auto"
+    protocol: str = "both"
     cwd: Path | None = None
     env: Mapping[str, str] | None = None
     progress: Callable[[int, int, str], None] | None = None
@@ -176,6 +254,7 @@ class CheckOptions:
             "calls_for": sorted(self.calls),
             "max_calls": self.max_calls,
             "tools": list(self.tools) or "all",
+            "protocol": self.protocol,
         }
 
 
@@ -217,6 +296,16 @@ class _Traversal:
 
 def _key(item: Any) -> str:
     return json.dumps(item, sort_keys=True, ensure_ascii=False, default=repr)
+
+
+def _call_key(tool: str, kind: str, arguments: Any) -> str:
+    """One call, as the revisions of a check compare them: a digest of tool, kind and
+    arguments (nesting too deep for ``json`` is compared as the report prints it)."""
+    try:
+        text = _key([tool, kind, arguments])
+    except (RecursionError, ValueError):
+        text = _key([tool, kind, printable(arguments)])
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _items_of(payload: Any) -> list[Any] | None:
@@ -338,16 +427,34 @@ class _Run:
         self.dead = ""  # why the server can no longer be reached
         self._aggregate: dict[tuple[str, str], list[tuple[str, str, Evidence]]] = {}
         self._followed: set[str] = set()
+        # For comparing protocol revisions: the calls made (tool, kind, arguments), the
+        # calls each (tool, rule) was raised by, and what a read-only tool was called with.
+        self.made: set[str] = set()
+        self.raised: dict[tuple[str, str], set[str]] = {}
+        self.replay: dict[str, tuple[dict[str, Any], bool]] = {}  # arguments, succeeded
+        self._current = ""  # the call being judged
 
     # -- findings ------------------------------------------------------------------------
 
     def add(self, tool: str, rule: str, message: str, evidence: Evidence | None = None) -> None:
+        if self._current:
+            self.raised.setdefault((tool, rule), set()).add(self._current)
         self.findings.append(
-            Finding(tool, rule, severity_of(rule), message, RULES[rule].chapter, evidence)
+            Finding(
+                tool,
+                rule,
+                severity_of(rule),
+                message,
+                RULES[rule].chapter,
+                evidence,
+                fix=RULES[rule].fix,
+            )
         )
 
     def note(self, tool: str, rule: str, message: str, kind: str, evidence: Evidence) -> None:
         """A finding reported once per (tool, rule), naming every kind it was seen for."""
+        if self._current:
+            self.raised.setdefault((tool, rule), set()).add(self._current)
         if rule not in _AGGREGATED:
             self.add(tool, rule, message, evidence)
             return
@@ -398,6 +505,26 @@ class _Run:
         answer = await self.connection.call(name, wire if wire is not None else arguments, raw)
         budget.calls += 1
         evidence = Evidence(name, printable(arguments), kind, trim(answer.summary()))
+        self._current = _call_key(name, kind, arguments)
+        self.made.add(self._current)
+        try:
+            await self._judge_answer(name, answer, kind, evidence, what, before)
+        finally:
+            self._current = ""
+        return answer, evidence
+
+    async def _judge_answer(
+        self,
+        name: str,
+        answer: Answer,
+        kind: str,
+        evidence: Evidence,
+        what: str,
+        before: Snapshot | None,
+    ) -> None:
+        """What every answer must be, whatever the call: the workspace unchanged (for a
+        read-only tool), the transport's verdict, structured content its clients take."""
+        workspace = self.options.workspace
         if before is not None and workspace is not None:
             changes = differences(before, snapshot(workspace))
             if changes:
@@ -409,7 +536,38 @@ class _Run:
                     evidence,
                 )
         await self._transport(name, answer, kind, evidence, what)
-        return answer, evidence
+        if answer.tool_error and answer.structured is not None:
+            self._error_structure(name, answer, kind, evidence, what)
+
+    def _error_structure(
+        self, name: str, answer: Answer, kind: str, evidence: Evidence, what: str
+    ) -> None:
+        """A tool error's structuredContent against the tool's outputSchema: the TypeScript
+        SDK's client and the Inspector check it whatever isError says (the Python SDK's
+        client checks successes only, so :class:`Connection` hands it over unchecked)."""
+        schema = self.tools.get(name, {}).get("outputSchema")
+        if not isinstance(schema, dict):
+            return  # without an outputSchema, no client checks structuredContent
+        failure = schema_failure(schema, answer.structured)
+        if failure is None:
+            return
+        self.note(
+            name,
+            "error_output_schema_violation",
+            f"the error for a call {what} carries structuredContent that does not match the"
+            f" tool's outputSchema ({failure}): the TypeScript SDK's client and the MCP"
+            " Inspector check structuredContent whatever isError says, and refuse the whole"
+            " result (McpError -32602: Structured content does not match the tool's output"
+            " schema), so the model never sees the error; the Python SDK's client checks"
+            " successes only and hides this",
+            kind,
+            Evidence(
+                evidence.tool,
+                evidence.arguments,
+                evidence.kind,
+                trim(f"structuredContent fails the outputSchema: {failure}; {answer.summary()}"),
+            ),
+        )
 
     async def _transport(
         self, name: str, answer: Answer, kind: str, evidence: Evidence, what: str
@@ -582,6 +740,8 @@ class _Run:
                 last,
             )
         start = base if base is not None else (candidates[0].arguments if candidates else {})
+        if candidates:
+            self.replay[name] = (start, base is not None)
         kinds = [k for k in self.options.kinds if k not in self.dropped]
         for hostile in hostile_calls(schema, start, kinds):
             if hostile.kind in self.dropped:
@@ -942,6 +1102,8 @@ async def check(command: Sequence[str], options: CheckOptions | None = None) -> 
     unknown = [k for k in options.kinds if k not in KINDS]
     if unknown:
         raise ValueError(f"no hostile kinds {unknown}; kinds: {', '.join(KINDS)}")
+    if options.protocol not in PROTOCOLS:
+        raise ValueError(f"no protocol {options.protocol!r}; protocols: {', '.join(PROTOCOLS)}")
     began = time.perf_counter()
     with _sdk_parse_errors_silenced():
         return await _check(command, options, began)
@@ -967,9 +1129,18 @@ async def _check(command: Sequence[str], options: CheckOptions, began: float) ->
         startup_s=options.startup_s,
         cwd=options.cwd,
         env=options.env,
-        mode=options.mode,
+        mode="legacy" if options.protocol == LEGACY else "auto",
     )
     async with connection:
+        negotiated = connection.client.protocol_version
+        modern = negotiated in MODERN_PROTOCOL_VERSIONS
+        if options.protocol == MODERN and not modern:
+            raise ServerUnavailable(
+                f"the server does not speak protocol {MODERN}: it did not take"
+                f" server/discover, and the SDK's client fell back to the initialize"
+                f" handshake ({negotiated}); check it with --protocol {LEGACY} or both"
+            )
+        full = MODERN if modern else LEGACY
         listed_at = time.perf_counter()
         try:
             listed = await connection.list_tools()
@@ -994,12 +1165,32 @@ async def _check(command: Sequence[str], options: CheckOptions, began: float) ->
             options.progress(len(selected), len(selected), "")
         restarts = connection.restarts
         starts = list(connection.starts_s)
-    findings = [f for f in run.findings if not options.tools or f.tool in (*selected, SERVER)]
     coverage = [run.coverage[n] for n in selected]
+    passes = [
+        ProtocolPass(full, "full", True, negotiated, len(tools), sum(c.calls for c in coverage))
+    ]
+    light_s = 0.0
+    if options.protocol == "both" and modern:
+        light_at = time.perf_counter()
+        passes.append(await _light_check(command, options, run, selected, names))
+        light_s = time.perf_counter() - light_at
+    elif options.protocol == "both":
+        passes.insert(
+            0,
+            ProtocolPass(
+                MODERN,
+                "none",
+                False,
+                note="the server did not take server/discover, so the SDK's client fell back"
+                f" to the initialize handshake ({negotiated}); the full check ran there",
+            ),
+        )
+    findings = [f for f in run.findings if not options.tools or f.tool in (*selected, SERVER)]
     timings = {
         "total_s": round(time.perf_counter() - began, 3),
         "start_s": round(starts[0], 3) if starts else 0.0,
         "list_tools_s": round(listing_s, 3),
+        "light_check_s": round(light_s, 3),
         "restarts": restarts,
         "per_tool_s": {c.name: round(c.elapsed_s, 3) for c in coverage},
         "calls": sum(c.calls for c in coverage),
@@ -1012,7 +1203,115 @@ async def _check(command: Sequence[str], options: CheckOptions, began: float) ->
         findings=findings,
         fail_on=options.fail_on,
         timings=timings,
+        protocols=passes,
     )
+
+
+async def _light_check(
+    command: Sequence[str],
+    options: CheckOptions,
+    full: _Run,
+    selected: list[str],
+    names: list[str],
+) -> ProtocolPass:
+    """The light check on the legacy revision (after the full one on the modern revision):
+    a new server process, the ``initialize`` handshake, ``tools/list``, then for each
+    read-only tool the full check called, its valid arguments and one invalid call
+    (:data:`LIGHT_KINDS`), each answer judged by :data:`ANSWER_RULES`. Writes are not
+    repeated. What it finds is merged into ``full`` (see :func:`_merge`)."""
+    connection = Connection(
+        list(command),
+        timeout_s=options.timeout_s,
+        startup_s=options.startup_s,
+        cwd=options.cwd,
+        env=options.env,
+        mode="legacy",
+    )
+    try:
+        async with connection:
+            negotiated = connection.client.protocol_version
+            try:
+                listed = await connection.list_tools()
+            except Exception as error:
+                return ProtocolPass(
+                    LEGACY,
+                    "light",
+                    False,
+                    negotiated,
+                    note=trim(f"tools/list failed: {type(error).__name__}: {error}", 300),
+                )
+            tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed]
+            light = _Run(connection, options, tools, [])
+            calls = 0
+            kinds = [k for k in LIGHT_KINDS if k in options.kinds]
+            for name in selected:
+                if name not in full.replay or name not in light.tools or light.dead:
+                    continue
+                arguments, succeeded = full.replay[name]
+                budget = ToolCoverage(name, read_only=True)
+                done = await light.call(
+                    name, arguments, "valid", budget=budget, watch=False,
+                    what="with valid arguments",
+                )  # fmt: skip
+                if done is not None and done[0].success != succeeded:
+                    full.coverage[name].notes.append(
+                        f"on protocol {LEGACY} the call with valid arguments got"
+                        f" {trim(done[0].summary(), 160)}"
+                    )
+                schema = light.tools[name].get("inputSchema") or {}
+                hostile = next(
+                    (h for h in hostile_calls(schema, arguments, kinds) if h.schema_refuses), None
+                )
+                if hostile is not None:
+                    await light.call(
+                        name,
+                        hostile.arguments,
+                        hostile.kind,
+                        budget=budget,
+                        wire=hostile.wire or hostile.arguments,
+                        raw=hostile.raw,
+                        watch=False,
+                        what=KIND_TEXT[hostile.kind].format(field=hostile.argument),
+                    )
+                light.flush()
+                calls += budget.calls
+    except ServerUnavailable as error:
+        return ProtocolPass(LEGACY, "light", False, note=trim(str(error).splitlines()[0], 300))
+    _merge(full, light, MODERN, LEGACY)
+    listed_names = [str(t.get("name")) for t in tools]
+    notes = []
+    gone = [n for n in names if n not in listed_names]
+    extra = [n for n in listed_names if n not in names]
+    if gone:
+        notes.append(f"does not list {', '.join(gone)}")
+    if extra:
+        notes.append(f"lists {', '.join(extra)} too")
+    if light.dead:
+        notes.append(f"stopped early: {light.dead}")
+    return ProtocolPass(LEGACY, "light", True, negotiated, len(tools), calls, "; ".join(notes))
+
+
+def _merge(full: _Run, light: _Run, full_revision: str, light_revision: str) -> None:
+    """Merge the light check's findings into the full check's, marking what showed on one
+    revision only (``Finding.only_on``):
+
+    - a finding of the light check whose (tool, rule) the full check does not report is
+      added, ``only_on`` the light revision;
+    - a finding of the full check (of :data:`ANSWER_RULES`) whose every call the light
+      check made again, none of them raising it, gets ``only_on`` the full revision.
+    """
+    reported = {(f.tool, f.rule) for f in full.findings}
+    for index, finding in enumerate(full.findings):
+        if finding.rule not in ANSWER_RULES:
+            continue
+        calls = full.raised.get((finding.tool, finding.rule), set())
+        again = light.raised.get((finding.tool, finding.rule), set())
+        if calls and calls <= light.made and not calls & again:
+            full.findings[index] = replace(finding, only_on=full_revision)
+    for finding in light.findings:
+        if finding.rule in ANSWER_RULES and (finding.tool, finding.rule) not in reported:
+            full.findings.append(replace(finding, only_on=light_revision))
+            reported.add((finding.tool, finding.rule))
 
 
 def check_server(command: Sequence[str], options: CheckOptions | None = None) -> Report:
