@@ -568,12 +568,16 @@ def surely_json(value: Any) -> bool:
     similar dicts (the candidates) is taken a key at a time, so each column is of one type.
     """
     too_large = _unprintable_from(_int_digits_limit())
+    # an int of at most this many bits is below too_large (0: no limit at all)
+    int_bits = too_large.bit_length() - 1 if too_large else sys.maxsize
     deepest = min(SURELY_JSON_DEPTH, sys.getrecursionlimit() - _stack_depth() - _STACK_MARGIN)
     groups: list[tuple[int, list[Any]]] = [(0, [value])]  # (depth, values to look at)
     containers = 0  # looked into so far
     most_containers: int | None = None  # how many there can be, asked when they are many
     while groups:
         depth, group = groups.pop()
+        if _plain_column(group, int_bits):
+            continue
         for kind, values in _by_type(group):
             if kind in _ATOMS:
                 continue
@@ -594,6 +598,28 @@ def surely_json(value: Any) -> bool:
                 return False  # a key json.dumps would convert or refuse
             groups.extend((depth + 1, inner) for inner in inside)
     return True
+
+
+def _plain_column(group: list[Any], int_bits: int) -> bool:
+    """Whether ``group`` is all strings, or all ints of at most ``int_bits`` bits, found
+    in one C-level pass that stops at the first other value (False: look closer).
+
+    The usual column of records (the paths, the previews, the line numbers): ``"".join``
+    and ``int.bit_length`` refuse anything but a str, an int, a subclass of one, which
+    json.dumps writes all the same (as a string, as a number), at a third of the cost of
+    telling the types apart."""
+    if not group:
+        return True
+    first = type(group[0])
+    try:
+        if first is str:
+            "".join(group)
+            return True
+        if first is int:
+            return max(map(int.bit_length, group)) <= int_bits
+    except TypeError:  # another type among them
+        pass
+    return False
 
 
 def _writable_numbers(kind: type, numbers: list[Any], too_large: int) -> bool:
