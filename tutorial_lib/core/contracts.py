@@ -553,19 +553,22 @@ def surely_json(value: Any) -> bool:
     """Whether ``json.dumps(value, allow_nan=False)`` is sure to succeed, decided without
     writing any JSON. False means "not sure": the caller asks json.dumps itself.
 
-    True only for a value made of exactly these types: dicts whose keys are all ``str``,
-    lists, ``str``, ``bool``, None, ``int`` that Python can print (see
+    True only for a value made of these types: dicts whose keys are all ``str``, lists,
+    ``str``, ``bool``, None, ``int`` that Python can print (see
     :func:`sys.get_int_max_str_digits`) and finite ``float``, nested at most
-    :data:`SURELY_JSON_DEPTH` deep and shallow enough for json.dumps' recursion from here.
-    Everything else, though json.dumps may accept some of it (a tuple, an ``int`` key, a
-    subclass of ``str``), is "not sure", and so is anything it refuses: a set, bytes, NaN,
-    a circular structure. Every True is therefore a value json.dumps writes.
+    :data:`SURELY_JSON_DEPTH` deep and shallow enough for json.dumps' recursion from here;
+    the types exactly, but for a subclass of ``str`` or ``int`` among strings or ints
+    (json.dumps writes it as one of them). Anything else, though json.dumps may accept
+    some of it (a tuple, an ``int`` key, a subclass of ``dict``), is "not sure", and so is
+    anything it refuses: a set, bytes, NaN, a circular structure. Every True is therefore a
+    value json.dumps writes.
 
     Why not json.dumps: the road checks every result, and writing a result of 200,000
-    search candidates (~60 MB of JSON) cost more than finding them. This look costs a
-    fraction: it checks the values by groups with C-level passes (``map(type, ...)``, one
-    ``set``, ``max``/``min`` of the ints), never one Python step per value; a group of
-    similar dicts (the candidates) is taken a key at a time, so each column is of one type.
+    search candidates (~60 MB of JSON) cost more than finding them. This look costs about
+    half as much: it checks the values by groups with C-level passes (``map(type, ...)``,
+    one ``set``, ``max``/``min`` of the ints; ``str.join`` for a group of strings), never
+    one Python step per value; a group of similar dicts (the candidates) is taken a key at
+    a time, so each column is of one type.
     """
     too_large = _unprintable_from(_int_digits_limit())
     # an int of at most this many bits is below too_large (0: no limit at all)
