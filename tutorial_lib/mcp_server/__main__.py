@@ -15,13 +15,25 @@ from collections.abc import Sequence
 
 __all__ = ["UNUSED_FORMAT_EXTRAS", "decline_unused_format_extras", "main"]
 
-#: Optional format-checking extras that ``import jsonschema`` loads when they are installed,
-#: and that this server never uses. ``rfc3987_syntax`` (JupyterLab's install brings it)
-#: compiles its IRI grammars with lark when imported: 1-3.5 s on a 2-core machine, about
-#: nine tenths of ``import jsonschema``. It only backs the ``iri`` and ``iri-reference``
-#: format checks, and the road's validators check no format at all (no ``format_checker``;
-#: the course's schemas use no ``format`` keyword; ``tests/test_mcp_start.py`` keeps both).
-UNUSED_FORMAT_EXTRAS = ("rfc3987_syntax",)
+#: Optional format-checking extras that ``import jsonschema`` loads when they are installed
+#: (``jsonschema/_format.py`` tries each), and that this server never uses. JupyterLab's
+#: install brings them all: ``rfc3987_syntax`` compiles its IRI grammars with lark when
+#: imported (1-3.5 s on a 2-core machine, nine tenths of ``import jsonschema``), and the
+#: others compile regular expressions or import ``arrow`` (about 0.15 s more). They only back
+#: ``format`` checks, and the road's validators check no format at all (no
+#: ``format_checker``; the served schemas use no ``format`` keyword; ``tests/test_mcp_start.py``
+#: keeps both). ``idna`` is not declined: httpx needs it.
+UNUSED_FORMAT_EXTRAS = (
+    "fqdn",
+    "isoduration",
+    "jsonpointer",
+    "rfc3339_validator",
+    "rfc3986_validator",
+    "rfc3987",
+    "rfc3987_syntax",
+    "uri_template",
+    "webcolors",
+)
 
 
 def decline_unused_format_extras() -> None:
