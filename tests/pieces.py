@@ -10,6 +10,7 @@ notebook cells tagged :data:`NODE_CELL_TAG`.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -43,3 +44,21 @@ def need_node(what: str) -> None:
         return
     failure = os.environ.get(PREPARE_FAILURE_ENV)
     unavailable(f"{what} not run: {reason}" + (f"; the test run's {failure}" if failure else ""))
+
+
+def descriptors_into(root: Path) -> list[str]:
+    """What this process's open descriptors point at inside ``root`` (Linux ``/proc``).
+
+    A leak test counts only these: the worker's other descriptors (a kernel client of an
+    earlier test, whose background thread may close its sockets at any moment) are no
+    business of the test, and counting all of them made a clean clone's run fail."""
+    inside = []
+    top = os.path.realpath(root)
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # closed meanwhile (it was the listing's own descriptor)
+            continue
+        if target == top or target.startswith(top + os.sep):
+            inside.append(target)
+    return sorted(inside)

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from tests.pieces import descriptors_into
 from tutorial_lib.core.contracts import ENVELOPE_SCHEMA, next_step
 from tutorial_lib.workspace import sandbox
 from tutorial_lib.workspace.read import ReadLimits, read_lines
@@ -140,23 +141,6 @@ def test_the_check_reads_the_descriptor_not_the_path(
         assert refused.value.log["st_nlink"] == 2  # the operator's log, never the envelope
 
 
-def _open_inside(root: Path) -> list[str]:
-    """What this process's descriptors point at inside ``root`` (files and directories).
-
-    Only those: the worker's other descriptors (a kernel client of an earlier test, whose
-    background thread may close its sockets at any moment) are no business of this test."""
-    inside = []
-    top = os.path.realpath(root)
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            target = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:  # closed meanwhile (it was the listing's own descriptor)
-            continue
-        if target == top or target.startswith(top + os.sep):
-            inside.append(target)
-    return sorted(inside)
-
-
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc/self/fd")
 def test_a_refusal_closes_the_descriptor(root: Path) -> None:
     # Objects of earlier tests may still hold descriptors into other folders: counted are
@@ -164,12 +148,12 @@ def test_a_refusal_closes_the_descriptor(root: Path) -> None:
     gc.collect()
     gc.disable()
     try:
-        assert _open_inside(root) == []
+        assert descriptors_into(root) == []
         for _ in range(50):
             read(root, "alias.txt")
             search(root, {"query": WORD})
             search(root, {"query": WORD, "path": "alias.txt"})
-        left_open = _open_inside(root)
+        left_open = descriptors_into(root)
     finally:
         gc.enable()
     assert left_open == []

@@ -41,6 +41,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+from tests.pieces import descriptors_into
 from tutorial_lib.core.authorization import (
     TaskScope,
     ToolAccess,
@@ -350,10 +351,6 @@ def test_search_without_a_path_is_refused_when_the_scope_is_not_the_whole_worksp
     assert host.call("search_files", {"query": "alpha", "path": "docs"})["ok"] is True
 
 
-def _open_descriptors() -> int:
-    return len(os.listdir("/proc/self/fd"))
-
-
 @pytest.mark.parametrize("method", METHODS, ids=["walk", "default"])
 def test_an_in_scope_link_to_a_secret_is_refused_at_the_resolution_station(
     tmp_path: Path, method: Method | None
@@ -371,7 +368,7 @@ def test_an_in_scope_link_to_a_secret_is_refused_at_the_resolution_station(
         ),
     ):
         host = workspace_host(root, method, scope)
-        before = _open_descriptors()
+        assert descriptors_into(root) == []
         result = host.call("read_lines", args)
         ENVELOPE.validate(result)
         assert result["error"]["code"] == "permission_denied"
@@ -380,7 +377,7 @@ def test_an_in_scope_link_to_a_secret_is_refused_at_the_resolution_station(
         assert SECRET not in canonical(result)
         (record,) = host.log
         assert record.station == "resolution"  # the name passed; what it led to did not
-        assert _open_descriptors() == before  # the road closed what the check opened
+        assert descriptors_into(root) == []  # the road closed what the check opened
 
 
 # -- links and odd names inside the scope ---------------------------------------------

@@ -36,7 +36,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tests.pieces import HANG_S
+from tests.pieces import HANG_S, descriptors_into
 from tutorial_lib.core.contracts import CATALOGUE, ENVELOPE_SCHEMA
 from tutorial_lib.workspace import search_match, search_regex
 from tutorial_lib.workspace.read import read_lines
@@ -1051,7 +1051,7 @@ def test_any_arguments_give_a_valid_envelope(fixed_tree: Path, args: Any) -> Non
 def test_the_search_does_not_leak_descriptors(project: Path) -> None:
     if not sys.platform.startswith("linux"):
         pytest.skip("counts /proc/self/fd")
-    before = len(os.listdir("/proc/self/fd"))
+    assert descriptors_into(project) == []
     for args in (
         {"query": WORD},
         {"query": WORD, "max_results": 1},
@@ -1059,7 +1059,7 @@ def test_the_search_does_not_leak_descriptors(project: Path) -> None:
     ):
         search_files(project, args)
     search_files(project, {"query": WORD}, limits=SearchLimits(time_budget_ms=0))
-    assert len(os.listdir("/proc/self/fd")) == before
+    assert descriptors_into(project) == []
 
 
 def test_regex_searches_in_threads_leave_the_warning_filters_alone(ws: Path) -> None:
