@@ -39,17 +39,11 @@ from jsonschema import Draft202012Validator
 from mcp import Client, StdioServerParameters
 
 from tests.pieces import HANG_S, need_node
+from tests.test_mcp_server import ENVELOPE, MODES, SPECS, TOOLS
 from tools.prepare import NODE_MODULES, ROOT
-from tutorial_lib.core.contracts import ENVELOPE_SCHEMA
 from tutorial_lib.design.exports import to_mcp
 from tutorial_lib.emulator.fixtures import DOUBLE_ROUNDING_COMMENT_ID, build_store
-from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC
-from tutorial_lib.github.dangerous import DANGEROUS_SPECS
-from tutorial_lib.github.reads import READ_SPECS
-from tutorial_lib.github.writes import WRITE_SPECS
 from tutorial_lib.mcp_server.results import error_envelope
-from tutorial_lib.workspace.read import READ_LINES_SPEC
-from tutorial_lib.workspace.search import SEARCH_FILES_SPEC
 
 SERVER = [sys.executable, "-m", "tutorial_lib.mcp_server"]
 TS_CLIENT = ROOT / "tests" / "mcp_ts_client.mjs"
@@ -63,38 +57,10 @@ CONTROL_SERVER = [
 INSPECTOR = NODE_MODULES / "@modelcontextprotocol" / "inspector-cli" / "build" / "index.js"
 #: The TypeScript SDK 1.32.2 asks for its LATEST_PROTOCOL_VERSION, which the server accepts.
 TS_PROTOCOL = "2025-11-25"
-#: The Python SDK's modes: "auto" adopts the newest revision, "legacy" is the handshake.
-PY_PROTOCOLS = {"auto": "2026-07-28", "legacy": "2025-11-25"}
-ENVELOPE = Draft202012Validator(ENVELOPE_SCHEMA)
 REPO, PR = "example/shop", 128
 #: The TypeScript client's plans against the course's server (``control`` is the control).
 COURSE_PLANS = ("read", "write", "unasked")
 ALL_GRANTS = ("--grant", "read", "--grant", "write", "--grant", "delete", "--grant", "send")
-SPECS = {
-    spec.name: spec
-    for spec in (
-        READ_LINES_SPEC,
-        SEARCH_FILES_SPEC,
-        *READ_SPECS,
-        REVIEW_SNAPSHOT_SPEC,
-        *WRITE_SPECS,
-        *DANGEROUS_SPECS,
-    )
-}
-TOOLS = [
-    "read_lines",
-    "search_files",
-    "github_pr_get",
-    "github_pr_list_comments",
-    "github_pr_get_comment",
-    "github_pr_get_review_snapshot",
-    "github_pr_list_conversation",
-    "github_pr_create_comment",
-    "github_pr_get_comment_status",
-    "github_pr_merge",
-    "github_pr_delete_comment",
-    "github_pr_edit_comment",
-]
 #: The write tools, in the order the write plan calls them.
 WRITES = (
     "github_pr_create_comment",
@@ -692,7 +658,7 @@ class Answers:
         return types.ElicitResult(action=self.action, content=content)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("mode", PY_PROTOCOLS)
+@pytest.mark.parametrize("mode", MODES)
 def test_the_python_client_on_both_protocol_revisions(workspace: Path, mode: str) -> None:
     """The Python SDK's stdio client negotiates 2026-07-28 (``auto``) or 2025-11-25
     (``legacy``, the TypeScript client's revision) and on each: lists the 12 tools, gets a
@@ -709,7 +675,7 @@ def test_the_python_client_on_both_protocol_revisions(workspace: Path, mode: str
 
     async def scenario() -> None:
         async with Client(params, mode=mode, elicitation_callback=answers) as client:
-            assert client.protocol_version == PY_PROTOCOLS[mode]
+            assert client.protocol_version == MODES[mode]
             assert [tool.name for tool in (await client.list_tools()).tools] == TOOLS
             ok = await client.call_tool("read_lines", VALID["read_lines"])
             assert not ok.is_error and ok.structured_content is not None

@@ -17,8 +17,6 @@ from __future__ import annotations
 import functools
 import http.server
 import json
-import os
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +26,7 @@ import nbformat
 import pytest
 
 from tests.pieces import need_node, unavailable
-from tests.test_browser import CHROMIUM_ARGS  # the same headless flags as the lab tests
+from tests.test_browser import CHROMIUM_ARGS, _find_chromium  # the lab tests' flags, lookup
 from tests.test_language import CJK
 from tools import site
 from tools.prepare import NODE_DIR, pinned
@@ -45,8 +43,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def _chromium() -> str:
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not os.access(chromium, os.X_OK):
+    chromium = _find_chromium()  # the lab tests' lookup: Debian's, else the one on PATH
+    if chromium is None:
         unavailable("the offline site's browser test not run: Chromium missing (sudo apt-get"
                     " install chromium)")  # fmt: skip
     return chromium
