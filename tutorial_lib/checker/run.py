@@ -754,19 +754,26 @@ class _Run:
         if base is not None:
             await self._paging(tool, base, coverage)
 
+    async def send_hostile(
+        self, name: str, hostile: HostileCall, budget: ToolCoverage, *, watch: bool = True
+    ) -> tuple[Answer, Evidence] | None:
+        """One hostile call as it goes on the wire (:meth:`call`), described by its kind."""
+        return await self.call(
+            name,
+            hostile.arguments,
+            hostile.kind,
+            budget=budget,
+            wire=hostile.wire or hostile.arguments,
+            raw=hostile.raw,
+            watch=watch,
+            what=KIND_TEXT[hostile.kind].format(field=hostile.argument),
+        )
+
     async def _hostile(
         self, name: str, hostile: HostileCall, coverage: ToolCoverage, judge_errors: bool = True
     ) -> None:
         what = KIND_TEXT[hostile.kind].format(field=hostile.argument)
-        done = await self.call(
-            name,
-            hostile.arguments,
-            hostile.kind,
-            budget=coverage,
-            wire=hostile.wire or hostile.arguments,
-            raw=hostile.raw,
-            what=what,
-        )
+        done = await self.send_hostile(name, hostile, coverage)
         if done is None:
             return
         answer, evidence = done
@@ -1263,16 +1270,7 @@ async def _light_check(
                     (h for h in hostile_calls(schema, arguments, kinds) if h.schema_refuses), None
                 )
                 if hostile is not None:
-                    await light.call(
-                        name,
-                        hostile.arguments,
-                        hostile.kind,
-                        budget=budget,
-                        wire=hostile.wire or hostile.arguments,
-                        raw=hostile.raw,
-                        watch=False,
-                        what=KIND_TEXT[hostile.kind].format(field=hostile.argument),
-                    )
+                    await light.send_hostile(name, hostile, budget, watch=False)
                 light.flush()
                 calls += budget.calls
     except ServerUnavailable as error:
