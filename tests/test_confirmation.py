@@ -285,6 +285,35 @@ def test_a_cancelled_question_approves_nothing_and_may_be_asked_again() -> None:
         flow.answer(rid, "accept", choice="canary")
 
 
+def test_a_used_approval_refuses_a_replay_until_a_front_end_says_the_call_is_new() -> None:
+    flow, _, rid = asked_flow()
+    flow.answer(rid, "accept", choice="all-hosts")
+    assert flow.consume(DEPLOY, ALL_HOSTS) is not None
+    with pytest.raises(ContractError) as caught:  # the same call again: a replay
+        flow.consume(DEPLOY, ALL_HOSTS)
+    assert caught.value.code == "approval_invalid" and "executed already" in str(caught.value)
+    assert flow.new_call(DEPLOY, CANARY) == ()  # other arguments: nothing set aside
+    assert flow.new_call(DEPLOY, ALL_HOSTS) == (rid,)
+    assert flow.new_call(DEPLOY, ALL_HOSTS) == ()  # once
+    assert flow.consume(DEPLOY, ALL_HOSTS) is None  # nothing covers it: ask the user again
+    assert flow.request(rid).state == "executed"  # the request itself stays as it was
+    assert events(flow)[-1] == (rid, "set_aside")
+    assert flow.audit[-1].state == "executed"
+
+
+def test_a_new_call_sets_aside_only_used_approvals_of_that_exact_call() -> None:
+    flow, _, rid = asked_flow()
+    flow.answer(rid, "decline", choice="canary")
+    assert flow.new_call(DEPLOY, CANARY) == ()  # declined stays declined
+    with pytest.raises(ContractError) as caught:
+        flow.consume(DEPLOY, CANARY)
+    assert caught.value.code == "approval_invalid"
+    accepted, _, rid2 = asked_flow()
+    accepted.answer(rid2, "accept", choice="canary")
+    assert accepted.new_call(DEPLOY, CANARY | {"group": "canary"}) == ()  # not used yet
+    assert accepted.consume(DEPLOY, CANARY | {"group": "canary"}) is not None
+
+
 def test_the_machine_refuses_every_transition_it_does_not_allow() -> None:
     flow, _, rid = asked_flow()
     audit_before = flow.audit

@@ -252,6 +252,10 @@ def write_cases() -> list[Case]:
         expect = "ok" if action == "accept" else "approval_invalid"
         for tool, args in zip(WRITES, calls, strict=True):
             cases.append(Case(f"{tool}: {action}", tool, args, expect, {"action": action}))
+    # the accepted post made again (a retry after a lost reply): asked again, and the key
+    # returns the comment already posted
+    again = answered["accept"][0]
+    cases.append(Case(f"{WRITES[0]}: accept again", WRITES[0], again, "ok", {"action": "accept"}))
     status = "github_pr_get_comment_status"
     for action, state in (("decline", "absent"), ("cancel", "absent"), ("accept", "posted")):
         key = answered[action][0]["idempotency_key"]
@@ -554,7 +558,9 @@ def test_the_typescript_client_answers_elicitations_and_only_accept_runs(
     """With every grant, each write asks the TypeScript client's user exactly once, by a
     form with no field; decline and cancel run nothing (``approval_invalid``,
     ``not_applied``; the declined and cancelled comments are absent), accept runs the call
-    once; a model-set ``confirm`` is refused before anyone is asked. Without a grant, or to
+    once, and the accepted post made again is asked anew and answered by its idempotency
+    key (``already_posted``, 0 POSTs); a model-set ``confirm`` is refused before anyone is
+    asked. Without a grant, or to
     a client without the elicitation capability, nothing is asked."""
     asked = 0
     for record, outcome in checked(ts_runs["write"]):
@@ -569,6 +575,9 @@ def test_the_typescript_client_answers_elicitations_and_only_accept_runs(
             continue
         (question,) = record["asked"]
         asked += 1
+        if record["label"].endswith("accept again"):  # asked anew; the key finds the comment
+            data = record["result"]["structuredContent"]
+            assert (data["status"], data["attempts"]) == ("already_posted", 0), record
         assert question["requestedSchema"]["properties"] == {}
         assert question["message"].endswith(")") and "(question mcp-" in question["message"]
         if outcome != "ok":
@@ -576,7 +585,7 @@ def test_the_typescript_client_answers_elicitations_and_only_accept_runs(
             assert error["operation_state"] == "not_applied", record
             word = {"decline": "declined", "cancel": "cancelled"}[record["label"].split()[-1]]
             assert f"the user {word} question" in error["message"], record
-    assert asked == 12
+    assert asked == 13  # 4 writes x 3 answers, and the accepted post again
     for name in ("read", "unasked"):
         for record in ts_runs[name].report["calls"]:
             assert record["asked"] == [] and record["unexpected"] == 0, record

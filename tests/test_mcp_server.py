@@ -429,7 +429,7 @@ WRITE = {"grants": frozenset({"read", "write"})}
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_accept_posts_exactly_once_and_the_same_call_again_is_refused(
+def test_accept_posts_exactly_once_and_the_same_call_again_is_asked_again(
     workspace: Path, mode: str
 ) -> None:
     answers = Answers("accept")
@@ -439,26 +439,55 @@ def test_accept_posts_exactly_once_and_the_same_call_again_is_refused(
 
         async def scenario(client: Client) -> None:
             posted = await client.call_tool("github_pr_create_comment", args)
-            assert check_result(posted, WRITES[0])["status"] == "posted"
+            first = check_result(posted, WRITES[0])
+            assert first["status"] == "posted"
+            # a new call, e.g. a retry after a lost reply: the user is asked again, and the
+            # same idempotency key returns the comment already posted, not a second one
             again = await client.call_tool("github_pr_create_comment", args)
-            error = error_of(again, WRITES[0])
-            assert error["code"] == "approval_invalid" and "executed already" in error["message"]
+            second = check_result(again, WRITES[0])
+            assert (second["status"], second["attempts"]) == ("already_posted", 0)
+            assert second["comment_id"] == first["comment_id"]
 
         session(server, scenario, mode=mode, answers=answers)
         assert comments(server) == before + 1
-        (question,) = answers.asked  # asked once: the second call was refused outright
+        assert len(answers.asked) == 2
+        question = answers.asked[0]
         assert question.requested_schema["properties"] == {}  # no field: nothing to type in
         assert question.message.startswith("Run github_pr_create_comment with these arguments?")
         assert (
             f"body: {args['body']}" in question.message and "(question mcp-1)" in question.message
         )
-        events = [(r.event, r.by) for r in server.host.flow.audit]
+        assert "(question mcp-2)" in answers.asked[1].message
+        events = [(r.request_id, r.event, r.by) for r in server.host.flow.audit]
         assert events == [
-            ("prepared", None),
-            ("asked", None),
-            ("accepted", "mcp_elicitation"),
-            ("executed", "mcp_elicitation"),
+            ("mcp-1", "prepared", None),
+            ("mcp-1", "asked", None),
+            ("mcp-1", "accepted", "mcp_elicitation"),
+            ("mcp-1", "executed", "mcp_elicitation"),
+            ("mcp-1", "set_aside", "mcp_elicitation"),
+            ("mcp-2", "prepared", None),
+            ("mcp-2", "asked", None),
+            ("mcp-2", "accepted", "mcp_elicitation"),
+            ("mcp-2", "executed", "mcp_elicitation"),
         ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_same_call_again_declined_runs_nothing(workspace: Path, mode: str) -> None:
+    args = VALID["github_pr_create_comment"]
+    with served(workspace, **WRITE) as server:
+        before = comments(server)
+        answers = Answers("accept")
+
+        async def scenario(client: Client) -> None:
+            check_result(await client.call_tool(WRITES[0], args), WRITES[0])
+            answers.action = "decline"
+            error = error_of(await client.call_tool(WRITES[0], args), WRITES[0])
+            assert (error["code"], error["operation_state"]) == ("approval_invalid", "not_applied")
+            assert error["message"].startswith("the user declined question mcp-2")
+
+        session(server, scenario, mode=mode, answers=answers)
+        assert comments(server) == before + 1 and len(answers.asked) == 2
 
 
 def test_a_replayed_approval_round_is_refused_by_the_host_flow(workspace: Path) -> None:

@@ -267,6 +267,7 @@ class ConfirmationFlow:
         self.ttl_s = ttl_s
         self._requests: dict[str, ConfirmationRequest] = {}
         self._audit: list[AuditRecord] = []
+        self._set_aside: set[str] = set()  # used approvals a new call no longer meets
 
     # -- reading
 
@@ -366,7 +367,11 @@ class ConfirmationFlow:
         same call's question is still unanswered.
         """
         digest = approval_digest(tool, arguments)
-        related = [r for r in self._requests.values() if r.tool == tool]
+        related = [
+            r
+            for r in self._requests.values()
+            if r.tool == tool and r.request_id not in self._set_aside
+        ]
         now = self.clock()
         for request in related:
             if request.digest != digest:
@@ -397,6 +402,36 @@ class ConfirmationFlow:
         if asked and asked[-1].state == "declined":
             raise _invalid(f"the user declined this call ({asked[-1].request_id})")
         return None
+
+    def new_call(self, tool: str, arguments: Mapping[str, Any]) -> tuple[str, ...]:
+        """Say that this exact call arrives anew from the client, carrying no answer: the
+        approvals it used before are spent, and no longer refuse it. When the road meets
+        the call again, the user is asked again.
+
+        Why: a write whose reply was lost (a timeout) is retried with the same arguments,
+        idempotency key included, which is safe (the service applies a key once). Refusing
+        that retry with ``approval_invalid`` would leave the model no way to learn the
+        outcome; asking the user again costs one question and runs nothing unasked.
+
+        Only a front end that can tell a new call from a replay of an answered round calls
+        this (the MCP bridge: a call without input responses). A replay still carries the
+        old answer and still meets ``approval_invalid``; the host alone cannot tell the
+        two apart, so without this a repeated call is refused. A declined call stays
+        declined. Returns the ids of the approvals set aside (audited as ``set_aside``).
+        """
+        digest = approval_digest(tool, arguments)
+        spent = [
+            r
+            for r in self._requests.values()
+            if r.tool == tool
+            and r.state == "executed"
+            and r.digest == digest
+            and r.request_id not in self._set_aside
+        ]
+        for request in spent:
+            self._set_aside.add(request.request_id)
+            self._record(request, "set_aside", "the same call came again: the user is asked again")
+        return tuple(r.request_id for r in spent)
 
     def _move(
         self,

@@ -23,9 +23,13 @@ with resolvers (``Annotated[..., Resolve(fn)]``) before the body runs:
    envelope says so.
 
 Single use is the host flow's, not the SDK's: the SDK keeps no replay store, so a client
-that replays an accepted round meets the host's ``approval_invalid`` ("one approval runs
-one call"), and nothing runs a second time. A model-set ``confirm: true`` argument is no
-answer (the schemas refuse unknown fields; only the flow's ``answer`` approves).
+that replays an accepted round (the same answer sent again) meets the host's
+``approval_invalid`` ("one approval runs one call"), and nothing runs a second time. A
+new call (no answer attached) is a question again, even for a call already run: a write
+retried with the same idempotency key after a lost reply is asked anew, and accepting it
+returns the outcome the key already has instead of writing twice. A model-set
+``confirm: true`` argument is no answer (the schemas refuse unknown fields; only the
+flow's ``answer`` approves).
 
 A client that cannot elicit (it declared no form elicitation capability, or on an older
 protocol has no channel back) is never asked: it gets the host's structured
@@ -136,12 +140,19 @@ class HostBridge:
 
         return await anyio.to_thread.run_sync(locked)
 
-    async def precheck(self, tool: str, arguments: Any, *, ask: bool) -> Precheck:
+    async def precheck(self, tool: str, arguments: Any, *, ask: bool, new: bool) -> Precheck:
         """Call ``tool`` along the road, with nobody to answer a question on the spot;
-        with ``ask``, prepare the elicitation message of the question it leaves."""
-        return await self._run(self._precheck, tool, arguments, ask)
+        with ``ask``, prepare the elicitation message of the question it leaves.
 
-    def _precheck(self, tool: str, arguments: Any, ask: bool) -> Precheck:
+        ``new``: the call carries no answer (no input responses, no sealed state), so it
+        is the client's new call, not a replay of an answered round: an approval the same
+        call used before is set aside and the user is asked again
+        (:meth:`~tutorial_lib.core.confirmation.ConfirmationFlow.new_call`)."""
+        return await self._run(self._precheck, tool, arguments, ask, new)
+
+    def _precheck(self, tool: str, arguments: Any, ask: bool, new: bool) -> Precheck:
+        if new and isinstance(arguments, Mapping):
+            self.host.flow.new_call(tool, arguments)
         envelope = self.host.call(tool, arguments)
         error: Any = {} if envelope["ok"] else envelope["error"]
         confirmation = error.get("confirmation")
@@ -180,7 +191,8 @@ def tool_function(bridge: HostBridge, name: str) -> Callable[..., Awaitable[Call
     (see the module), then the body, which returns the result of the host's envelope."""
 
     async def precheck(ctx: Context) -> Precheck:
-        return await bridge.precheck(name, call_arguments(ctx), ask=can_elicit(ctx))
+        new = not ctx.input_responses and ctx.request_state is None
+        return await bridge.precheck(name, call_arguments(ctx), ask=can_elicit(ctx), new=new)
 
     async def ask(pre: Annotated[Precheck, Resolve(precheck)]) -> Elicit[Confirmation] | Precheck:
         if pre.message is None:
