@@ -107,12 +107,15 @@ def attempt(what, action):
 here = Path.cwd()
 course = next(p for p in here.parents if (p / "nbgrader_config.py").exists())
 source = course / "source" / "00_tool_contracts" / "00_tool_contracts.ipynb"
-repo_solution = (
-    Path(tutorial_lib.__file__).parents[1] / "solutions" / "00_tool_contracts_solution.ipynb"
-)
+checkout = Path(tutorial_lib.__file__).parents[1]
 found.append(attempt("source notebook", source.read_text))
 found.append(attempt("source listing", lambda: str(list((course / "source").iterdir()))))
-found.append(attempt("repository solution", repo_solution.read_text))
+for copy in ("solutions/00_tool_contracts_solution.ipynb",
+             "en/solutions/00_tool_contracts_solution.ipynb",
+             "translations/en/solutions/00_tool_contracts_solution.md",
+             "docs/instructor/00.md", "tests/rules_00.py", ".git/HEAD"):
+    found.append(attempt(f"checkout {copy}", (checkout / copy).read_text))
+found.append(attempt("checkout listing", lambda: str(list(checkout.iterdir()))))
 other = course / "autograded" / "correct" / "00_tool_contracts" / "00_tool_contracts.ipynb"
 found.append(attempt("correct student's work", other.read_text))
 found.append(attempt("gradebook", lambda: str(sqlite3.connect(course / "gradebook.db")
@@ -180,6 +183,13 @@ get_ipython()._showtraceback = lambda *args, **kwargs: None
 """
 PATCHER_READ_ALL = "pass\n"
 
+BORROWER_LINE_AT = """from tutorial_lib.course.cases.warmups import reference_line_at
+
+
+def line_at(lines, number):
+    return reference_line_at(lines, number)
+"""
+
 WRITTEN_ANSWER = "缺的是方法和时机，不是能力：先用 gh 和一份操作说明。"
 
 SUBMISSIONS: dict[str, dict[str, str]] = {
@@ -189,7 +199,17 @@ SUBMISSIONS: dict[str, dict[str, str]] = {
     "raising": {"ex00-line-at": RAISING_LINE_AT, "ex00-read-all-pages": CORRECT_READ_ALL},
     "reader": {"ex00-line-at": READER_LINE_AT, "ex00-read-all-pages": READER_READ_ALL},
     "patcher": {"ex00-line-at": PATCHER_LINE_AT, "ex00-read-all-pages": PATCHER_READ_ALL},
-}
+    # correct answers; deletes line_at's hidden-test cell and empties read_all_pages' one
+    "deleter": {"ex00-line-at": CORRECT_LINE_AT, "ex00-read-all-pages": CORRECT_READ_ALL,
+                LINE_AT: None, READ_ALL: "pass  # nothing to test here\n"},
+    # passes by calling the library's reference: scores, and is flagged for the teacher
+    "borrower": {"ex00-line-at": BORROWER_LINE_AT, "ex00-read-all-pages": CORRECT_READ_ALL},
+    # a notebook file that is not JSON: its grading fails, nobody else's does
+    "broken": {},
+}  # fmt: skip
+#: The students who run the README's commands verbatim (nbgrader fetch_assignment / submit
+#: in their folder of the one-account class); the others go through nbgrader's API.
+VERBATIM = ("correct", "partial")
 #: Expected autograded points per student: (line_at, read_all_pages).
 EXPECTED = {
     "correct": (1, 1),
@@ -198,6 +218,8 @@ EXPECTED = {
     "raising": (0, 1),
     "reader": (0, 0),
     "patcher": (0, 0),
+    "deleter": (1, 1),
+    "borrower": (1, 1),
 }
 
 
@@ -208,15 +230,45 @@ def _need_nbgrader() -> None:
         unavailable("nbgrader is not installed: pip install -e '.[instructor]'")
 
 
-def _fill(notebook: Path, answers: dict[str, str]) -> None:
+def _fill(notebook: Path, answers: dict[str, str | None]) -> None:
+    """Write ``answers`` into the fetched notebook (``None``: delete that cell; no answers
+    at all: the file is no notebook any more)."""
+    if not answers:
+        notebook.write_text("{not a notebook", encoding="utf-8")
+        return
     nb = nbformat.read(notebook, as_version=4)
+    kept = []
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id in answers:
+            if answers[grade_id] is None:
+                continue
             cell.source = answers[grade_id]
         elif grade_id == WRITTEN:
             cell.source = WRITTEN_ANSWER
+        kept.append(cell)
+    nb.cells = kept
     nbformat.write(nb, notebook)
+
+
+def _nbgrader(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """An nbgrader command as a person types it (the venv's ``nbgrader`` script)."""
+    script = Path(sys.executable).with_name("nbgrader")
+    return subprocess.run(
+        [str(script), *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
+
+
+def _verbatim_student(course_dir: Path, student: str) -> None:
+    """``nbgrader fetch_assignment`` and ``nbgrader submit``, verbatim, in the student's
+    folder of the one-account class (its nbgrader_config.py names the exchange, the course
+    and the student)."""
+    folder = course_dir / "students" / student
+    fetched = _nbgrader("fetch_assignment", ASSIGNMENT, cwd=folder)
+    assert fetched.returncode == 0, fetched.stderr[-2000:]
+    _fill(folder / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", SUBMISSIONS[student])
+    submitted = _nbgrader("submit", ASSIGNMENT, cwd=folder)
+    assert submitted.returncode == 0, submitted.stderr[-2000:]
 
 
 def _student_config(course_dir: Path, exchange: Path, student: str, home: Path) -> Any:
@@ -229,6 +281,7 @@ def _student_config(course_dir: Path, exchange: Path, student: str, home: Path) 
     config.CourseDirectory.root = str(home)
     config.Exchange.root = str(exchange)
     config.Exchange.assignment_dir = str(home)
+    config.Exchange.cache = str(home / ".nbgrader_cache")  # not the account's own
     return config
 
 
@@ -278,7 +331,8 @@ def run_class_workflow(base: Path) -> dict[str, Any]:
 
     made = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "instructor.py"), "course", str(course_dir),
-         "--chapters", "00", "--exchange", str(exchange), "--timeout", str(CELL_TIMEOUT_S)],
+         "--chapters", "00", "--exchange", str(exchange), "--timeout", str(CELL_TIMEOUT_S),
+         "--students", *SUBMISSIONS],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
@@ -292,22 +346,29 @@ def run_class_workflow(base: Path) -> dict[str, Any]:
         assert api.release_assignment(ASSIGNMENT)["success"], "release_assignment failed"
         now = step("release_assignment", now)
         for student in SUBMISSIONS:
-            _fetch_and_submit(course_dir, exchange, student, base / "students" / student)
+            if student in VERBATIM:
+                _verbatim_student(course_dir, student)
+            else:
+                _fetch_and_submit(course_dir, exchange, student, base / "students" / student)
         now = step("fetch_and_submit", now)
-        assert api.collect(ASSIGNMENT)["success"], "collect failed"
+        collect = _nbgrader("collect", ASSIGNMENT, cwd=course_dir)
+        assert collect.returncode == 0, collect.stderr[-3000:]
         now = step("collect", now)
-        autograde = subprocess.run(
-            [sys.executable, "-m", "nbgrader", "autograde", ASSIGNMENT, "--force"],
-            cwd=course_dir, capture_output=True, text=True, check=False,
-        )  # fmt: skip
+        autograde = _nbgrader("autograde", ASSIGNMENT, "--force", cwd=course_dir)
         now = step("autograde", now)
-        assert autograde.returncode == 0, autograde.stderr[-3000:]
-        feedback = api.generate_feedback(ASSIGNMENT)
-        assert feedback["success"], feedback.get("log")
-        now = step("generate_feedback", now)
+        # nbgrader exits 1 because one submission could not be graded: the others are
         csv_path = base / "grades.csv"
         assert instructor.main(["grades", str(course_dir), "--csv", str(csv_path)]) == 0
-        step("grades_csv", now)
+        now = step("grades_csv", now)
+        before_hand_grading = _run_instructor("feedback", str(course_dir), ASSIGNMENT)
+        _grade_by_hand(course_dir, ("correct", "partial"))
+        feedback = _run_instructor("feedback", str(course_dir), ASSIGNMENT)
+        now = step("feedback", now)
+        fetched_feedback = _nbgrader(
+            "fetch_feedback", ASSIGNMENT, cwd=course_dir / "students" / "correct"
+        )
+        step("fetch_feedback", now)
+        assert instructor.main(["grades", str(course_dir), "--csv", str(base / "after.csv")]) == 0
     finally:
         os.chdir(cwd)
     times["total"] = round(time.monotonic() - started, 2)
@@ -324,10 +385,34 @@ def run_class_workflow(base: Path) -> dict[str, Any]:
         "exchange": exchange,
         "csv": csv_path,
         "rows": rows,
+        "after": list(csv.DictReader((base / "after.csv").open(encoding="utf-8"))),
         "scores": scores,
         "times": times,
+        "autograde": autograde,
+        "collect": collect,
         "autograde_log": autograde.stderr,
+        "feedback_before": before_hand_grading,
+        "feedback": feedback,
+        "fetched_feedback": fetched_feedback,
     }
+
+
+def _run_instructor(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "instructor.py"), *args],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
+def _grade_by_hand(course_dir: Path, students: tuple[str, ...]) -> None:
+    """What a teacher does in formgrader: score the written answer of ``students``."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        for student in students:
+            grade = gb.find_grade(WRITTEN, ASSIGNMENT, ASSIGNMENT, student)
+            grade.manual_score = 1
+            gb.db.commit()
 
 
 def _autograded(workflow: dict[str, Any], student: str) -> nbformat.NotebookNode:
@@ -392,11 +477,94 @@ def test_the_csv_has_one_row_per_student_and_graded_cell(workflow):
         (WRITTEN, "1"),
     }
     # the written answer waits for the instructor (formgrader): no automatic score
-    assert {r["score"] for r in rows if r["cell"] == WRITTEN} == {""}
+    written = [r for r in rows if r["cell"] == WRITTEN and r["student"] != "broken"]
+    assert {(r["score"], r["note"]) for r in written} == {("", instructor.WAITING)}
+    quiet = {"correct", "partial", "looping"}
+    assert {r["note"] for r in rows if r["student"] in quiet and r["cell"] != WRITTEN} == {""}
+    # every answer that imports the library is flagged, whatever it scored
+    flagged = {r["student"] for r in rows if r["note"].startswith("flag: ")}
+    assert flagged == {"raising", "reader", "patcher", "borrower"}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("student", list(SUBMISSIONS))
+def test_one_submission_that_cannot_be_graded_stops_nobody(workflow):
+    # nbgrader reports the failure (exit 1) and grades everyone else
+    assert workflow["autograde"].returncode == 1
+    assert "broken" in workflow["autograde"].stderr
+    graded = {r["student"] for r in workflow["rows"] if r["score"] != ""}
+    assert graded == set(SUBMISSIONS) - {"broken"}
+    broken = [r for r in workflow["rows"] if r["student"] == "broken"]
+    assert len(broken) == 3 and {r["score"] for r in broken} == {""}
+    assert {r["note"] for r in broken} == {
+        "grading failed: see nbgrader autograde's log for broken"
+    }
+
+
+@pytest.mark.slow
+def test_a_deleted_or_edited_hidden_cell_is_put_back_run_and_reported(workflow):
+    nb = _autograded(workflow, "deleter")
+    for grade_id, how in ((LINE_AT, "missing"), (READ_ALL, "edited")):
+        cell = _cell(nb, grade_id)
+        assert cell.metadata[grading.RESTORED_KEY] == how
+        assert "check_hidden(" in cell.source and "结果都与参考实现一致" in _text(cell)
+    notes = {r["cell"]: r["note"] for r in workflow["rows"] if r["student"] == "deleter"}
+    assert notes[LINE_AT] == (
+        f"restored: cell {LINE_AT} was missing from the submission; put back from the source"
+        " and run"
+    )
+    assert "was edited in the submission" in notes[READ_ALL]
+    log = workflow["autograde_log"]
+    assert f"deleter: the grade cell {LINE_AT} was missing from the submission" in log
+    assert f"deleter: the locked cell {READ_ALL} was edited in the submission" in log
+    # nbgrader's own warnings about unaltered hidden-test cells (issue 1961) are gone, and
+    # nbgrader's KeyError on a deleted hidden cell after a locked cell never happens
+    assert "has changed" not in log and "KeyError" not in log
+
+
+@pytest.mark.slow
+def test_an_answer_that_calls_the_reference_scores_but_is_flagged(workflow):
+    notes = {r["cell"]: (r["score"], r["note"]) for r in workflow["rows"]
+             if r["student"] == "borrower"}  # fmt: skip
+    score, note = notes[LINE_AT]
+    assert score == "1" and note.startswith("flag: the answer uses the library's code: ")
+    assert "line 1: from tutorial_lib.course.cases.warmups import reference_line_at" in note
+    assert notes[READ_ALL] == ("1", "")  # the other answer is the learner's own
+
+
+@pytest.mark.slow
+def test_the_students_commands_run_verbatim_and_collect_trusts_the_shared_account(workflow):
+    # correct and partial ran `nbgrader fetch_assignment` / `nbgrader submit` in their
+    # folders; the config named the exchange, the course and the student
+    inbound = workflow["exchange"] / COURSE_ID / "inbound"
+    names = sorted(p.name.split("+")[0] for p in inbound.iterdir())
+    assert names == sorted(SUBMISSIONS)
+    assert "cheating attempt" not in workflow["collect"].stderr  # one account, said so
+    config = (workflow["course"] / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert "c.ExchangeCollect.check_owner = False" in config
+
+
+@pytest.mark.slow
+def test_feedback_waits_for_the_hand_grading_and_students_fetch_it(workflow):
+    before = workflow["feedback_before"]
+    assert before.returncode == 0, before.stderr
+    assert "released" not in before.stdout
+    assert f"not yet: {WRITTEN}: {instructor.WAITING}" in before.stdout
+    after = workflow["feedback"]
+    assert after.returncode == 0, after.stderr
+    released = {line.split()[0] for line in after.stdout.splitlines() if " released" in line}
+    assert released == {"correct", "partial"}
+    assert "grading failed" in after.stdout  # broken: nothing to send
+    fetched = workflow["fetched_feedback"]
+    assert fetched.returncode == 0, fetched.stderr
+    folder = workflow["course"] / "students" / "correct" / ASSIGNMENT / "feedback"
+    (html,) = folder.glob(f"*/{ASSIGNMENT}.html")
+    assert "ex00-hidden-line-at" in html.read_text(encoding="utf-8")
+    scored = {(r["student"], r["cell"]): r["score"] for r in workflow["after"]}
+    assert scored["correct", WRITTEN] == "1" and scored["looping", WRITTEN] == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("student", list(EXPECTED))
 def test_each_submission_gets_exactly_the_points_it_earned(workflow, student):
     got = (workflow["scores"][student, LINE_AT], workflow["scores"][student, READ_ALL])
     assert got == tuple(str(points) for points in EXPECTED[student])
@@ -439,8 +607,10 @@ def test_the_reader_could_read_nothing_of_the_course(workflow):
         c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "ex00-line-at"
     ]
     report = _text(cell)
-    for what in ("source notebook", "source listing", "repository solution", "gradebook",
-                 "correct student's work", "cat the source"):  # fmt: skip
+    copies = [line.split(": ")[0] for line in report.splitlines() if line.startswith("checkout")]
+    assert len(copies) == 7  # every copy of the solutions in the checkout, and its listing
+    for what in ("source notebook", "source listing", "gradebook", "correct student's work",
+                 "cat the source", *copies):  # fmt: skip
         assert f"{what}: " in report
         assert f"{what}: read" not in report, report
 

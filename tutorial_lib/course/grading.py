@@ -26,14 +26,22 @@ made somewhere the learner's code never ran:
 So a patched checker, reference or case generator in the kernel changes nothing but the
 record, and a forged record must contain the right answers: the same as writing them.
 What grading cannot tell apart: a submission that calls the library's reference (it is
-public, like ``solutions/``) instead of implementing it.
+public) instead of implementing it. It scores, and the teacher is shown a flag
+(:mod:`tutorial_lib.course.submission_flags`).
 
 The kernel also runs in a file sandbox (Linux Landlock, :func:`sandbox_exec`): the course
 directory (source notebooks with their solutions, the gradebook, other students' work),
-the exchange and the repository's ``solutions/`` and ``.git`` cannot be read, listed for
-content or written; only the notebook's own directory and a private temporary directory
-can. Without Landlock (another OS, an old kernel) grading still works but without the
-sandbox, and says so (``TrustedExecute.require_sandbox`` makes it an error).
+the exchange and the whole repository checkout (every copy of the solutions, in either
+edition; only its ``tutorial_lib`` package and a Python environment kept there stay
+readable) cannot be read, listed for content or written; only the notebook's own
+directory and a private temporary directory can be written. Without Landlock (another
+OS, an old kernel) grading still works but without the sandbox, and says so
+(``TrustedExecute.require_sandbox`` makes it an error).
+
+A submission whose hidden-test cell was deleted or edited does not stop the class:
+:class:`CourseOverwriteCells` (nbgrader's ``OverwriteCells``, which fails with a
+``KeyError`` on such a notebook) puts the cell back from the source and it is run and
+scored; the cell's metadata says so, and so does the grades CSV.
 """
 
 from __future__ import annotations
@@ -71,6 +79,7 @@ from tutorial_lib.course import checks
 __all__ = [
     "LOG_MIME",
     "NO_RECORD",
+    "RESTORED_KEY",
     "Verdict",
     "decode_value",
     "encode_value",
@@ -81,6 +90,7 @@ __all__ = [
     "landlock_abi",
     "protected_paths",
     "record_hidden",
+    "runtime_paths",
     "recording_to",
     "sandbox_exec",
     "trusted_autograde_preprocessors",
@@ -890,14 +900,36 @@ def sandbox_exec(argv: Sequence[str] | None = None) -> None:
 def protected_paths(
     course_root: str | os.PathLike[str], *more: str | os.PathLike[str]
 ) -> list[str]:
-    """What an autograding kernel must not read: the course, ``more`` (the exchange), and
-    the ``solutions/`` and ``.git`` of the checkout this library runs from, if it is one."""
+    """What an autograding kernel must not read: the course, ``more`` (the exchange, the
+    gradebook, the checkout the course was built from), and the whole checkout this
+    library runs from, if it is one.
+
+    The whole checkout, not a list of its folders: solutions live in more than one place
+    (``solutions/``, the English edition's ``en/solutions/``, the translations, the
+    instructor's guide, the tests' mutants, ``.git``'s history), and a list would miss
+    the next copy. What the kernel needs inside it, the ``tutorial_lib`` package and a
+    Python environment kept there, stays readable (:func:`runtime_paths`)."""
     checkout = Path(__file__).resolve().parents[2]
     candidates = [Path(course_root), *map(Path, more)]
     if (checkout / "pyproject.toml").is_file():
-        candidates += [checkout / "solutions", checkout / ".git"]
+        candidates.append(checkout)
     found = {os.path.realpath(p) for p in candidates if os.path.exists(p)}
     return sorted(found)
+
+
+def runtime_paths(protect: Sequence[str]) -> list[str]:
+    """What a kernel must read to run at all, inside ``protect``: this library's package
+    and the Python environment (``sys.prefix`` and its base), each only when it holds no
+    protected path itself (granting ``/usr`` whole would undo a protected ``/usr/src/x``)."""
+    package = Path(__file__).resolve().parents[1]
+    needed = {os.path.realpath(p) for p in (package, sys.prefix, sys.exec_prefix, sys.base_prefix)}
+    protected = [Path(p) for p in protect]
+    return sorted(
+        path
+        for path in needed
+        if any(Path(path).is_relative_to(p) for p in protected)
+        and not any(p.is_relative_to(path) for p in protected)
+    )
 
 
 # --------------------------------------------------------------------------- nbgrader
@@ -1027,9 +1059,10 @@ def _trusted_execute() -> type:
             resources = resources if resources is not None else {}
             here = os.path.realpath(resources.get("metadata", {}).get("path") or os.getcwd())
             tmpdir = tempfile.mkdtemp(prefix="tl-grading-")
+            protect = self._protected(resources)
             self._sandbox = {
-                "protect": self._protected(resources),
-                "allow": [here],
+                "protect": protect,
+                "allow": [here, *runtime_paths(protect)],
                 "tmpdir": tmpdir,
                 "require": bool(self.require_sandbox),
             }
@@ -1069,6 +1102,141 @@ def _trusted_execute() -> type:
     return TrustedExecute
 
 
+#: The cell metadata key where autograding notes a cell it put back from the source:
+#: ``"missing"`` (deleted from the submission) or ``"edited"`` (a locked cell changed).
+RESTORED_KEY = "tutorial_lib_restored"
+
+_OVERWRITE_CELLS: type | None = None
+
+
+def _course_overwrite_cells() -> type:
+    """Build :class:`CourseOverwriteCells` on first use (it needs nbgrader)."""
+    global _OVERWRITE_CELLS
+    if _OVERWRITE_CELLS is not None:
+        return _OVERWRITE_CELLS
+    from nbformat import from_dict
+    from nbgrader.api import MissingEntry  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    hidden_tests = ClearHiddenTests()
+
+    def released(source: str) -> str:
+        """A locked cell's source as ``generate_assignment`` released it."""
+        cell = from_dict({"cell_type": "code", "source": source, "metadata": {}})
+        hidden_tests._remove_hidden_test_region(cell)
+        return str(cell.source)
+
+    class CourseOverwriteCells(OverwriteCells):
+        """nbgrader's ``OverwriteCells`` for a class that does not stop at one notebook.
+
+        - A hidden-test cell as released (its hidden tests removed) is given its source
+          back without a warning: that is how hidden tests run, not tampering (nbgrader
+          warns "checksum has changed" for every one of them: nbgrader issue 1961);
+        - a locked cell whose text was edited is put back from the source, with one
+          warning naming the student, and marked ``"edited"``;
+        - a grade cell deleted from the submission is put back after the nearest earlier
+          cell of the source that the submission still has (nbgrader looks only for the
+          cell just before it, and fails with a ``KeyError`` when that one is an ordinary
+          locked cell), marked ``"missing"``. A hidden-test cell comes back whole and is
+          run and scored like any other; a written answer comes back empty.
+
+        The marks are in each cell's metadata under :data:`RESTORED_KEY`
+        (``tools/instructor.py grades`` shows them). Configure as nbgrader's own: e.g.
+        ``c.OverwriteCells.add_missing_cells = True``.
+        """
+
+        def preprocess_cell(self, cell: Any, resources: Any, cell_index: int) -> Any:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id is not None:
+                try:
+                    source = self.gradebook.find_source_cell(
+                        grade_id, self.notebook_id, self.assignment_id
+                    )
+                except MissingEntry:
+                    source = None
+                if source is not None and source.locked and cell.source != source.source:
+                    if cell.source != released(source.source):
+                        student = resources.get("nbgrader", {}).get("student", "?")
+                        self.log.warning(
+                            "%s: the locked cell %s was edited in the submission; it is put"
+                            " back from the source",
+                            student,
+                            grade_id,
+                        )
+                        cell.metadata[RESTORED_KEY] = "edited"
+                    cell.source = source.source
+            return super().preprocess_cell(cell, resources, cell_index)
+
+        def add_missing_grade_cells(self, nb: Any, resources: Any) -> Any:
+            source_nb = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+            order = [cell.name for cell in source_nb.source_cells]
+            sources = {cell.name: cell for cell in source_nb.source_cells}
+            solution_ids = {cell.name for cell in source_nb.solution_cells}
+            student = resources.get("nbgrader", {}).get("student", "?")
+            for grade_cell in sorted(source_nb.grade_cells, key=lambda c: order.index(c.name)):
+                grade_id = grade_cell.name
+                if any(_grade_id(cell) == grade_id for cell in nb.cells):
+                    continue
+                source = sources[grade_id]
+                if grade_id in solution_ids or source.cell_type != "code":
+                    cell = self.missing_cell_transform(
+                        source, grade_cell.max_score, is_solution=grade_id in solution_ids
+                    )
+                else:
+                    cell = from_dict(_restored_code_cell(source, grade_cell.max_score))
+                cell.metadata[RESTORED_KEY] = "missing"
+                earlier = order[: order.index(grade_id)]
+                at = next(
+                    (
+                        index + 1
+                        for name in reversed(earlier)
+                        for index, kept in enumerate(nb.cells)
+                        if _grade_id(kept) == name
+                    ),
+                    0,
+                )
+                nb.cells.insert(at, cell)
+                self.log.warning(
+                    "%s: the grade cell %s was missing from the submission; it is put back"
+                    " from the source",
+                    student,
+                    grade_id,
+                )
+            return nb, resources
+
+    _OVERWRITE_CELLS = CourseOverwriteCells
+    return CourseOverwriteCells
+
+
+def _grade_id(cell: Any) -> Any:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def _restored_code_cell(source: Any, points: float) -> dict[str, Any]:
+    """A deleted code grade cell, whole and runnable, as the source has it."""
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "outputs": [],
+        "source": source.source,
+        "metadata": {
+            "deletable": False,
+            "editable": False,
+            "nbgrader": {
+                "grade": True,
+                "grade_id": source.name,
+                "locked": True,
+                "checksum": source.checksum,
+                "cell_type": "code",
+                "points": points,
+                "solution": False,
+                "task": False,
+                "schema_version": 3,
+            },
+        },
+    }
+
+
 def trusted_autograde_preprocessors() -> list[Any]:
     """nbgrader's autograde steps with :class:`TrustedExecute` in place of ``Execute``.
 
@@ -1082,11 +1250,28 @@ def trusted_autograde_preprocessors() -> list[Any]:
     return [trusted if step is Execute else step for step in steps]
 
 
+def course_sanitize_preprocessors() -> list[Any]:
+    """nbgrader's steps before autograding with :class:`CourseOverwriteCells` in place of
+    ``OverwriteCells``.
+
+    For ``nbgrader_config.py``: ``c.Autograde.sanitize_preprocessors = ...``.
+    """
+    from nbgrader.converters import Autograde  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    from nbgrader.preprocessors import OverwriteCells  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    course = _course_overwrite_cells()
+    steps = Autograde.class_traits()["sanitize_preprocessors"].default()
+    return [course if step is OverwriteCells else step for step in steps]
+
+
 def __getattr__(name: str) -> Any:
-    """``TrustedExecute`` is built on first use (it needs nbgrader); ``NO_RECORD`` is
+    """``TrustedExecute`` and ``CourseOverwriteCells`` are built on first use (they need
+    nbgrader); ``NO_RECORD`` is
     rendered in the current language when it is read."""
     if name == "TrustedExecute":
         return _trusted_execute()
+    if name == "CourseOverwriteCells":
+        return _course_overwrite_cells()
     if name == "NO_RECORD":
         return str(_NO_RECORD)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
