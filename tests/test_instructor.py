@@ -41,6 +41,7 @@ from tools import instructor
 from tutorial_lib.course import checks, grading
 from tutorial_lib.course.cases import warmups
 from tutorial_lib.course.checks import Case, check_hidden
+from tutorial_lib.course.submission_flags import library_use
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "00_tool_contracts"
@@ -879,9 +880,6 @@ def guide_chapters() -> list[str]:
 @pytest.mark.parametrize("chapter", guide_chapters())
 def test_every_chapter_has_instructor_notes(chapter):
     text = (GUIDE / f"{chapter}.md").read_text(encoding="utf-8")
-    if chapter == "09":  # new: a short note for now
-        assert "## 目标" in text
-        return
     for heading in SECTIONS:
         assert heading in text, f"{chapter}.md lacks {heading}"
     assert "45 分钟" in text and "90 分钟" in text
@@ -899,8 +897,124 @@ def test_the_guide_uses_the_glossary_and_names_real_commands():
     texts = [(p.name, p.read_text(encoding="utf-8")) for p in sorted(GUIDE.glob("*.md"))]
     assert violations(texts) == []
     readme = (GUIDE / "README.md").read_text(encoding="utf-8")
-    for command in ("course", "grades", "items"):
+    for command in ("course", "feedback", "grades", "items"):
         assert f"python tools/instructor.py {command}" in readme
-    for step in ("generate_assignment", "release_assignment", "collect", "autograde"):
+    for step in ("generate_assignment", "release_assignment", "collect", "autograde",
+                 "fetch_assignment", "submit", "fetch_feedback"):  # fmt: skip
         assert f"nbgrader {step} 00_tool_contracts" in readme
     assert all(f"({c}.md)" in readme for c in guide_chapters())
+
+
+# -- what grading protects and flags, without nbgrader ------------------------------------
+
+
+def _solution_cells(path: Path) -> list[str]:
+    nb = nbformat.read(path, as_version=4)
+    return [
+        c.source
+        for c in nb.cells
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
+    ]
+
+
+@pytest.mark.parametrize("edition", ["solutions", "en/solutions"])
+def test_no_reference_solution_is_flagged(edition):
+    for path in sorted((ROOT / edition).glob("*_solution.ipynb")):
+        for source in _solution_cells(path):
+            assert library_use(source) == [], (path.name, source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import tutorial_lib",
+        "from tutorial_lib.course.cases import warmups",
+        "import tutorial_lib.course.cases.warmups as w",
+        "line_at = __import__('tutorial' + '_lib')",
+        "import importlib\nm = importlib.import_module(name)",
+        "from importlib import import_module",
+        "import sys\nm = sys.modules[name]",
+        "g = check.__globals__",
+        "m = check.__module__",
+        "import inspect\ncode = inspect.getsource(f)",
+        "f = getattr(module, 'reference_line_at')",
+        "eval('tutorial_lib')",
+    ],
+)
+def test_each_way_into_the_library_is_flagged_with_its_line(source):
+    evidence = library_use("x = 1\n" + source)
+    assert evidence and all(e.startswith("line ") for e in evidence)
+    assert all(int(e.split()[1].rstrip(":")) >= 2 for e in evidence)  # not `x = 1`
+
+
+def test_a_syntax_error_is_not_a_flag():
+    assert library_use("def line_at(:\n    import tutorial_lib") == []
+
+
+def test_the_whole_checkout_is_protected_but_what_the_kernel_runs(tmp_path):
+    protect = grading.protected_paths(tmp_path)
+    assert str(ROOT) in protect and str(tmp_path) in protect
+    allowed = grading.runtime_paths(protect)
+    package = str(ROOT / "tutorial_lib")
+    assert package in allowed  # the library stays importable
+    for path in allowed:  # and nothing else of the checkout but a Python environment
+        assert (
+            path == package
+            or sys.prefix.startswith(path)
+            or path in (os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix))
+        )
+    for copy in ("solutions", "en/solutions", "translations", "docs", "tests", ".git"):
+        assert not any(Path(ROOT / copy).is_relative_to(a) for a in allowed), copy
+    # a path that holds a protected one is never granted whole
+    inside = str(ROOT / "tutorial_lib" / "course" / "cases")
+    assert package not in grading.runtime_paths([str(ROOT), inside])
+
+
+def test_the_english_class_is_built_from_the_english_solutions(tmp_path):
+    course = tmp_path / "course"
+    assert instructor.main(["course", str(course), "--chapters", "00", "--language", "en"]) == 0
+    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", 4)
+    english = nbformat.read(ROOT / "en" / "solutions" / f"{ASSIGNMENT}_solution.ipynb", 4)
+    assert [c.source for c in source.cells] == [c.source for c in english.cells]
+    config = (course / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert "os.environ['TUTORIAL_LIB_LANGUAGE'] = 'en'" in config
+    assert f"c.TrustedExecute.extra_protected = [{str(ROOT)!r}]" in config
+    assert "check_owner" not in config  # one account per student: nbgrader's check stays on
+    student = (course / "student" / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert "c.CourseDirectory.course_id = 'reliable-tool-interfaces'" in student
+    assert "student_id" not in student and "Exchange.root" in student
+
+
+@pytest.mark.slow
+def test_the_english_class_reports_in_english(tmp_path, monkeypatch):
+    _need_nbgrader()
+    from nbgrader.utils import determine_grade, is_grade
+    from traitlets.config import Config
+
+    monkeypatch.setenv("TUTORIAL_LIB_LANGUAGE", "en")  # what the English config sets
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    config.Exchange.root = str(tmp_path / "exchange")
+    path = ROOT / "en" / "solutions" / f"{ASSIGNMENT}_solution.ipynb"
+    nb = instructor.source_notebook(nbformat.read(path, 4), 1)
+    _cell(nb, "ex00-line-at").source = PARTIAL_LINE_AT
+    work = tmp_path / "autograded" / "someone"
+    work.mkdir(parents=True)
+    grading.TrustedExecute(config=config, timeout=120).preprocess(
+        nb, {"metadata": {"path": str(work)}}
+    )
+    scores = {
+        c.metadata["nbgrader"]["grade_id"]: determine_grade(c)[0]
+        for c in nb.cells
+        if is_grade(c) and c.cell_type == "code"
+    }
+    assert scores == {LINE_AT: 0.0, READ_ALL: 1.0}
+    report = _text(_cell(nb, LINE_AT))
+    assert "differ from the reference" in report
+    assert not any("\u4e00" <= ch <= "\u9fff" for ch in report), report
+
+
+@pytest.mark.parametrize("argv", [["--students", "a+b"], ["--students", "a", "a"]])
+def test_student_ids_are_checked(tmp_path, capsys, argv):
+    assert instructor.main(["course", str(tmp_path / "c"), "--chapters", "00", *argv]) == 2
+    assert "student" in capsys.readouterr().err
