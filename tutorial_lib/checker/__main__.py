@@ -90,6 +90,25 @@ def build_parser() -> argparse.ArgumentParser:
         " tools/list, one valid and one invalid call per read-only tool, each answer judged"
         " as always); findings seen on one revision only say which",
     )
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="give the server this variable (repeatable); the SDK starts it"
+                        " with a safe environment, not the checker's")  # fmt: skip
+    parser.add_argument("--env-pass", action="append", default=[], metavar="NAME",
+                        help="give the server this variable of the checker's environment"
+                        " (repeatable)")  # fmt: skip
+    parser.add_argument("--select", metavar="LIST",
+                        help="report only these rules: comma-separated ids, id prefixes,"
+                        " families (static, behaviour, paging, side_effects) or"
+                        " severities")  # fmt: skip
+    parser.add_argument("--ignore", metavar="LIST",
+                        help="do not report these rules (the same forms as --select)")  # fmt: skip
+    parser.add_argument("--baseline", type=Path, metavar="FILE",
+                        help="accept the findings listed in FILE: only new ones are reported"
+                        " and can fail the run")  # fmt: skip
+    parser.add_argument("--write-baseline", type=Path, metavar="FILE",
+                        help="write every finding of this run to FILE as a baseline")  # fmt: skip
+    parser.add_argument("--sarif", type=Path, metavar="FILE",
+                        help="write the report as SARIF 2.1.0 (code-scanning pages)")  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--list-rules", action="store_true",
                         help="print every rule (id, severity, chapter) and exit")  # fmt: skip
@@ -147,12 +166,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.workspace is not None and not args.workspace.is_dir():
         parser.error(f"--workspace {args.workspace}: not a directory")
 
+    import dataclasses
+    import json
+    import os
+
+    from tutorial_lib.checker import ci
     from tutorial_lib.checker.connection import ServerUnavailable
     from tutorial_lib.checker.report import render_json, render_markdown
     from tutorial_lib.checker.run import CheckOptions, check_server, load_calls
 
+    select = [s.strip() for s in (args.select or "").split(",") if s.strip()]
+    ignore = [s.strip() for s in (args.ignore or "").split(",") if s.strip()]
+    unknown = ci.selector_problems([*select, *ignore])
+    if unknown:
+        parser.error(f"--select/--ignore {unknown[0]!r}: no rule, family or severity")
     try:
         calls = load_calls(args.calls) if args.calls is not None else {}
+        env = ci.server_environment(args.env, args.env_pass, os.environ)
+        accepted = ci.read_baseline(args.baseline) if args.baseline is not None else set()
     except ValueError as error:
         parser.error(str(error))
     progress = None
@@ -170,6 +201,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tools=tuple(args.tool),
         fail_on=args.fail_on,
         protocol=args.protocol,
+        env=env,
         progress=progress,
     )
     try:
@@ -180,6 +212,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:  # --tool naming a tool the server does not list
         print(f"{PROG}: {error}", file=sys.stderr)
         return 2
+    findings = ci.select_findings(report.findings, select, ignore)
+    if args.write_baseline is not None:
+        baseline = ci.baseline_entries(findings)
+        args.write_baseline.write_text(json.dumps(baseline, indent=1) + "\n", encoding="utf-8")
+    findings, known = ci.split_by_baseline(findings, accepted)
+    shown = dict(report.options)
+    if env:
+        shown["env"] = sorted(env)  # the names only: values may be secrets
+    if select or ignore:
+        shown["rules"] = f"select {','.join(select) or 'all'}; ignore {','.join(ignore) or '-'}"
+    if args.baseline is not None:
+        shown["baseline"] = f"{args.baseline}: {len(known)} known finding(s) accepted"
+    report = dataclasses.replace(report, findings=findings, options=shown)
+    if args.sarif is not None:
+        args.sarif.write_text(ci.render_sarif(report), encoding="utf-8")
     markdown = render_markdown(report, timings=args.timings)
     if args.markdown is not None:
         args.markdown.write_text(markdown, encoding="utf-8")
