@@ -64,6 +64,8 @@ PLANTED: dict[str, str] = {
     "ticket_get_priority": "hostile_input_accepted",
     "ticket_get_status": "protocol_error",
     "ticket_get_assignee": "error_names_no_field",
+    # every call fails for a reason of its own (no account): its errors are not judged
+    "ticket_get_secret": "valid_call_refused",
     "ticket_get_tags": "error_without_next_step",
     "ticket_get_color": "error_empty",
     "ticket_get_links": "suggested_call_fails",
@@ -578,6 +580,16 @@ def tools() -> list[FlawedTool]:
         "Get the assignee of one ticket, named by the headline they own. Read-only.",
         by_id,
         assignee,
+    )
+
+    async def secret(args: dict[str, Any]) -> CallToolResult:
+        return fail("unavailable", "No account is configured for this server.")
+
+    add(
+        "ticket_get_secret",
+        "Get the private note of one ticket, kept in the account's vault. Read-only.",
+        by_id,
+        secret,
     )
 
     async def tags(args: dict[str, Any]) -> CallToolResult:

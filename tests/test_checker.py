@@ -142,6 +142,13 @@ def flawed_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, dict
     return code, markdown, report, workspace
 
 
+def test_a_tool_that_refuses_every_call_is_not_judged_on_its_error_messages(flawed_run) -> None:
+    _, _, report, _ = flawed_run
+    rules = {f["rule"] for f in report["findings"] if f["tool"] == "ticket_get_secret"}
+    assert "valid_call_refused" in rules
+    assert not rules & {"error_names_no_field", "error_without_next_step", "error_empty"}
+
+
 @pytest.mark.parametrize("tool", sorted(flawed.PLANTED))
 def test_every_planted_flaw_is_reported_with_its_tool(flawed_run, tool: str) -> None:
     _, markdown, report, _ = flawed_run

@@ -709,6 +709,7 @@ class _Run:
         )
         base: dict[str, Any] | None = None
         last: Evidence | None = None
+        refused = tried = 0  # refused: answered, not with a success (a timeout is no answer)
         for candidate in candidates:
             done = await self.call(
                 name, candidate.arguments, "valid", budget=coverage, what="with valid arguments"
@@ -716,7 +717,10 @@ class _Run:
             if done is None:
                 break
             answer, evidence = done
-            last = evidence
+            tried += 1
+            if answer.kind != "timeout":
+                last = evidence
+                refused += not answer.success
             if answer.success:
                 base = candidate.arguments
                 coverage.valid_arguments = candidate.source
@@ -731,12 +735,15 @@ class _Run:
                 " --calls",
             )
         elif base is None and last is not None:
+            timed_out = tried - refused
             self.add(
                 name,
                 "valid_call_refused",
-                f"no valid arguments succeeded ({len(candidates)} tried, from"
-                f" {', '.join(dict.fromkeys(c.source for c in candidates))}): success-only"
-                " checks (paging, next calls) were skipped; give working ones with --calls",
+                f"no valid arguments succeeded ({tried} tried, from"
+                f" {', '.join(dict.fromkeys(c.source for c in candidates))}"
+                + (f"; {timed_out} of them timed out" if timed_out > 0 else "")
+                + "): success-only checks (paging, next calls) and the judgement of error"
+                " messages were skipped; give working ones with --calls",
                 last,
             )
         start = base if base is not None else (candidates[0].arguments if candidates else {})
@@ -746,9 +753,10 @@ class _Run:
         for hostile in hostile_calls(schema, start, kinds):
             if hostile.kind in self.dropped:
                 continue
-            # Without valid arguments to start from, an answer may be about another
-            # argument: only what every answer must be (no crash, hang...) is judged.
-            await self._hostile(name, hostile, coverage, judge_errors=bool(candidates))
+            # Without a call that succeeded to start from, an error may be about another
+            # argument than the one changed: only what every answer must be (no crash,
+            # hang...) is judged.
+            await self._hostile(name, hostile, coverage, judge_errors=base is not None)
             if self.dead:
                 return
         if base is not None:
