@@ -6,7 +6,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.test_checker import check
+from tutorial_lib.checker.arguments import described_value, example_value
 
 SERVER = """
 import time
@@ -60,3 +63,25 @@ def test_errors_are_judged_only_after_a_call_succeeded_and_a_timeout_is_no_refus
     # slow_lookup answers, late: a timeout, not a refusal of valid arguments
     assert ("slow_lookup", "call_timeout") in rules
     assert ("slow_lookup", "valid_call_refused") not in rules
+
+
+@pytest.mark.parametrize(
+    ("description", "expected"),
+    [
+        ("IANA time zone name (e.g., 'America/New_York', 'Europe/London').", "America/New_York"),
+        ("The git ref to compare. Defaults to 'HEAD'.", "HEAD"),
+        ("Branch name, such as `main`.", "main"),
+        ('Example: "owner/repo"', "owner/repo"),
+        ("A name.", None),
+        ("Not quoted, e.g. Europe/Berlin.", None),
+    ],
+)
+def test_starting_values_come_from_the_values_a_description_quotes(description, expected) -> None:
+    schema = {"type": "string", "description": description}
+    assert described_value(schema) == expected
+    assert example_value(schema) == (expected or example_value({"type": "string"}))
+
+
+def test_a_quoted_value_the_schema_refuses_is_not_used() -> None:
+    schema = {"type": "string", "pattern": "^[0-9]+$", "description": "e.g. 'abc' or '42'"}
+    assert described_value(schema) == "42"

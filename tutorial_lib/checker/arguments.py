@@ -7,7 +7,9 @@ Valid arguments (:func:`valid_candidates`), in the order they are tried:
    an object right after ``Not:`` is a counter-example and skipped);
 3. the schema's own ``examples``;
 4. values built from the schema (:func:`example_value`): ``const``, ``enum``,
-   ``examples``, ``default``, else the smallest value the type and bounds allow; with
+   ``examples``, ``default``, a value the property's description quotes as an example or
+   a default (``e.g. 'Europe/Berlin'``, ``Defaults to 'local'``: :func:`described_value`),
+   else the smallest value the type and bounds allow; with
    ``--workspace DIR``, a path-like argument (``path``, ``file``, ``dir``...) is first
    given a file of DIR, relative, then absolute, then DIR itself. The required
    properties first, then every property (for a schema that forgot ``required``).
@@ -47,6 +49,7 @@ __all__ = [
     "WIRE_KINDS",
     "Candidate",
     "HostileCall",
+    "described_value",
     "example_value",
     "hostile_calls",
     "printable",
@@ -220,7 +223,36 @@ def _fits(schema: dict[str, Any], text: str) -> bool:
     return True
 
 
+#: Where a description starts quoting examples or a default: "e.g. 'Europe/Berlin'",
+#: "Defaults to 'local'", "such as `main`" (the quoted values follow, to the clause's end).
+_EXAMPLES_START = re.compile(
+    r"\be\.g\.|\bfor (?:example|instance)\b|\bsuch as\b|\blike\b|\bexamples?\b"
+    r"|\bdefaults? (?:to|is)\b|\bdefault\b",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"(['\"`])([^'\"`\n]{1,100})\1")
+_CLAUSE_END = re.compile(r"[.;)](?:\s|$)|$")
+
+
+def described_value(schema: Mapping[str, Any]) -> str | None:
+    """The first value the property's description quotes as an example or a default that
+    the property's schema accepts (``'Europe/Berlin'`` for a time zone), or None."""
+    description = schema.get("description")
+    if not isinstance(description, str):
+        return None
+    for start in _EXAMPLES_START.finditer(description):
+        rest = description[start.end() :]
+        clause = rest[: _CLAUSE_END.search(rest).start()]  # type: ignore[union-attr]
+        for quoted in _QUOTED.finditer(clause):
+            if _fits(dict(schema), quoted[2]):
+                return quoted[2]
+    return None
+
+
 def _string(schema: dict[str, Any]) -> str:
+    described = described_value(schema)
+    if described is not None:
+        return described
     fmt = schema.get("format")
     if isinstance(fmt, str) and fmt in _FORMATS and _fits(schema, _FORMATS[fmt]):
         return _FORMATS[fmt]
