@@ -10,6 +10,7 @@ import pytest
 
 from tests.test_checker import check
 from tutorial_lib.checker.arguments import described_value, example_value
+from tutorial_lib.checker.workspace import destroyed, kept
 
 SERVER = """
 import time
@@ -85,3 +86,23 @@ def test_starting_values_come_from_the_values_a_description_quotes(description, 
 def test_a_quoted_value_the_schema_refuses_is_not_used() -> None:
     schema = {"type": "string", "pattern": "^[0-9]+$", "description": "e.g. 'abc' or '42'"}
     assert described_value(schema) == "42"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "additive"),
+    [
+        (b"first\n", b"first\nsecond\n", True),  # appended
+        (b'{"a": 1}', b'{\n  "a": 1,\n  "b": 2\n}', True),  # an index that gained a key
+        (b'{"a": [1, 2]}', b'{"a": [2, 1, 3]}', True),  # items kept, reordered
+        (b'{"id":1}\n{"id":2}\n', b'{"id":2}\n{"id":1}\n{"id":3}\n', True),  # JSONL rewritten
+        (b'{"a": 1, "b": 2}', b'{"a": 1}', False),  # a member lost
+        (b'{"id":1}\n{"id":2}\n', b'{"id":1}\n{"id":3}\n', False),  # a record lost
+        (b"buy milk\n", b"replaced\n", False),  # overwritten
+        (b"a\na\n", b"a\n", False),  # one of two equal lines lost
+    ],
+)
+def test_a_write_destroyed_only_what_it_lost(old, new, additive) -> None:
+    before = {"f": ("file", len(old), "x", old)}
+    after = {"f": ("file", len(new), "y", new)}
+    assert kept(old, new) is additive
+    assert destroyed(before, after) == ([] if additive else ["f"])

@@ -7,19 +7,29 @@ size and SHA-256, each directory, each symlink's target, and the kind of anythin
 Modification and access times are not compared: a read may update an access time.
 
 With ``keep_bytes=True`` a snapshot also keeps the content of small files, so that
-:func:`destroyed` can tell an additive write (new files, text appended) from one that
-overwrites or removes what was there (MCP's ``destructiveHint``).
+:func:`destroyed` can tell an additive write (new files, text appended, records or JSON
+members added) from one that loses what was there (MCP's ``destructiveHint``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["KEPT_BYTES", "Changes", "Snapshot", "destroyed", "differences", "snapshot"]
+__all__ = [
+    "KEPT_BYTES",
+    "Changes",
+    "Snapshot",
+    "destroyed",
+    "differences",
+    "kept",
+    "snapshot",
+]
 
 #: path -> ("file", size, sha256, bytes or None) | ("dir",) | ("link", target)
 #: | ("other", mode) | ("unreadable", errno)
@@ -96,9 +106,13 @@ def differences(before: Snapshot, after: Snapshot) -> Changes:
 
 
 def destroyed(before: Snapshot, after: Snapshot) -> list[str]:
-    """The paths a write removed or overwrote: a file that is gone, or whose new content
-    does not begin with its old content (appending is additive; a file too large to keep
-    in ``before`` counts as overwritten when it changed)."""
+    """The paths a write removed or overwrote: what was there and is lost.
+
+    A file that is gone is lost. A changed file lost nothing when its old content is
+    still all there (:func:`kept`): text appended, a JSON document that only gained
+    members, a file of lines or records (JSON Lines) rewritten whole with every old line
+    still in it. A file too large to keep in ``before`` counts as overwritten when it
+    changed."""
     found = []
     for path, old in sorted(before.items()):
         new = after.get(path)
@@ -110,10 +124,48 @@ def destroyed(before: Snapshot, after: Snapshot) -> list[str]:
                 if (
                     isinstance(old_bytes, bytes)
                     and isinstance(new_bytes, bytes)
-                    and new_bytes.startswith(old_bytes)
+                    and kept(old_bytes, new_bytes)
                 ):
-                    continue  # appended: additive
+                    continue  # additive
                 found.append(path)
             elif old[0] != "dir":
                 found.append(path)
     return found
+
+
+def kept(old: bytes, new: bytes) -> bool:
+    """Whether ``new`` still holds everything ``old`` held: ``old`` is a prefix (an
+    append), or both are JSON and ``new`` contains ``old`` (members added, items added),
+    or every line of ``old`` is still a line of ``new`` (as many times: records kept,
+    reordered or with new ones between)."""
+    if new.startswith(old):
+        return True
+    try:
+        old_value, new_value = json.loads(old), json.loads(new)
+    except ValueError:
+        pass
+    else:
+        return _contains(new_value, old_value)
+    old_lines = Counter(line.rstrip(b"\r") for line in old.splitlines() if line.strip())
+    new_lines = Counter(line.rstrip(b"\r") for line in new.splitlines() if line.strip())
+    return not old_lines - new_lines
+
+
+def _contains(new: object, old: object) -> bool:
+    """Whether the JSON value ``new`` holds all of ``old``: objects keep every member
+    (each containing the old value), arrays keep every old item (in any order)."""
+    if isinstance(old, dict):
+        return isinstance(new, dict) and all(
+            key in new and _contains(new[key], value) for key, value in old.items()
+        )
+    if isinstance(old, list):
+        if not isinstance(new, list):
+            return False
+        remaining = list(new)
+        for item in old:
+            match = next((i for i, n in enumerate(remaining) if _contains(n, item)), None)
+            if match is None:
+                return False
+            remaining.pop(match)
+        return True
+    return new == old
