@@ -106,3 +106,36 @@ def test_a_write_destroyed_only_what_it_lost(old, new, additive) -> None:
     after = {"f": ("file", len(new), "y", new)}
     assert kept(old, new) is additive
     assert destroyed(before, after) == ([] if additive else ["f"])
+
+
+OPEN_WORLD_SERVER = """
+from mcp.server import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+
+server = MCPServer("fetcher")
+SEEN = []
+
+
+@server.tool(name="fetch_page", description="Fetch one web page, e.g. 'https://example.com/'.",
+             annotations=ToolAnnotations(read_only_hint=True, open_world_hint=True))
+def fetch_page(url: str) -> str:
+    raise ToolError(f"cannot reach {url}")
+
+
+server.run("stdio")
+"""
+
+
+def test_an_open_world_tool_gets_only_the_operators_arguments(tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(OPEN_WORLD_SERVER, encoding="utf-8")
+    calls = tmp_path / "calls.json"
+    calls.write_text('{"fetch_page": [{"url": "http://127.0.0.1:9/"}]}', encoding="utf-8")
+    _, _, report = check(
+        tmp_path, "--protocol", "2026-07-28", "--kinds", "", "--allow-open-world",
+        "--calls", str(calls), command=[sys.executable, str(script)],
+    )  # fmt: skip
+    (refused,) = [f for f in report["findings"] if f["rule"] == "valid_call_refused"]
+    assert "1 tried, from --calls" in refused["message"]  # not the description's URL
+    assert refused["call"]["arguments"] == {"url": "http://127.0.0.1:9/"}

@@ -19,7 +19,9 @@
      arguments the operator gives for it (``calls``); never with generated ones;
    - a tool whose ``openWorldHint`` is not false (MCP's default is true: it may reach
      the internet) is called only with ``allow_open_world``: what the checker sends goes
-     to the local process only, and should stay on this machine;
+     to the local process only, and should stay on this machine; when the operator gives
+     arguments for it (``calls``), only those start its calls, even if they fail (never
+     a value the checker makes up, such as a URL);
 
 4. with ``workspace``, every call to a read-only tool is framed by two snapshots of the
    folder (:mod:`~tutorial_lib.checker.workspace`): they must be identical; an allowed
@@ -704,9 +706,12 @@ class _Run:
         name = str(tool["name"])
         schema = tool.get("inputSchema") or {}
         coverage.status = "checked"
-        candidates = valid_candidates(
-            tool, configured=self.options.calls.get(name, ()), workspace=self.options.workspace
-        )
+        configured = self.options.calls.get(name, ())
+        candidates = valid_candidates(tool, configured=configured, workspace=self.options.workspace)
+        if configured and hints_of(tool).get("openWorldHint", True) is not False:
+            # what an open-world tool is sent may reach other machines: the operator's
+            # arguments only, never the checker's own (e.g. a URL it would make up)
+            candidates = [c for c in candidates if c.source == "--calls"]
         base: dict[str, Any] | None = None
         last: Evidence | None = None
         refused = tried = 0  # refused: answered, not with a success (a timeout is no answer)
