@@ -66,6 +66,7 @@ PLANTED: dict[str, str] = {
     "ticket_get_assignee": "error_names_no_field",
     # every call fails for a reason of its own (no account): its errors are not judged
     "ticket_get_secret": "valid_call_refused",
+    "ticket_get_headline": "refusal_reported_as_success",
     "ticket_get_tags": "error_without_next_step",
     "ticket_get_color": "error_empty",
     "ticket_get_links": "suggested_call_fails",
@@ -590,6 +591,19 @@ def tools() -> list[FlawedTool]:
         "Get the private note of one ticket, kept in the account's vault. Read-only.",
         by_id,
         secret,
+    )
+
+    async def headline(args: dict[str, Any]) -> CallToolResult:
+        if first_error(by_id, args) is not None:  # a refusal, reported as a success
+            text = "Error: these arguments do not match the tool's schema."
+            return CallToolResult(content=[TextContent(type="text", text=text)])
+        return await lookup(by_id, ("title",))(args)
+
+    add(
+        "ticket_get_headline",
+        "Get the headline of one ticket, as its reporter wrote it. Read-only.",
+        by_id,
+        headline,
     )
 
     async def tags(args: dict[str, Any]) -> CallToolResult:

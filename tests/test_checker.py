@@ -142,6 +142,12 @@ def flawed_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, dict
     return code, markdown, report, workspace
 
 
+def test_a_refusal_reported_as_success_is_not_an_accepted_hostile_input(flawed_run) -> None:
+    _, _, report, _ = flawed_run
+    rules = {f["rule"] for f in report["findings"] if f["tool"] == "ticket_get_headline"}
+    assert "refusal_reported_as_success" in rules and "hostile_input_accepted" not in rules
+
+
 def test_a_tool_that_refuses_every_call_is_not_judged_on_its_error_messages(flawed_run) -> None:
     _, _, report, _ = flawed_run
     rules = {f["rule"] for f in report["findings"] if f["tool"] == "ticket_get_secret"}
@@ -308,7 +314,7 @@ def test_a_run_with_nothing_at_error_exits_0(
     assert "### `ticket_get`" not in markdown  # no finding, no section
     assert [t["calls"] for t in report["tools"]] == [4, 4]  # --max-calls
     err = capsys.readouterr().err  # not a terminal: a summary line, no progress bar
-    assert "\r" not in err and "2 tools, 0 errors, 1 warnings, 0 info (exit 0" in err
+    assert "\r" not in err and "2 tools, 0 errors, 0 warnings, 1 info (exit 0" in err
 
 
 def test_the_progress_bar_draws_and_clears_one_line() -> None:

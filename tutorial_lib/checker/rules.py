@@ -8,6 +8,16 @@ take their severity from the case: ``write_not_marked`` is an ``error`` when the
 annotated read-only (clients skip confirmation for it) and a ``warning`` the other way
 round (see :func:`severity_of`).
 
+The rules that read a description or a name with word lists or word overlap
+(``vague_name``, ``description_missing_target``, ``description_missing_scope``,
+``description_missing_paging``, ``description_missing_side_effects``, ``near_duplicate``,
+``number_without_unit``) are ``info``: on 21 servers nobody in the course wrote
+(``tests/data/mcp_corpus``), most of their findings were wrong ("in the knowledge graph"
+is a scope; ``commit`` and ``checkout`` are verbs; two descriptions that share a
+boilerplate footer are not duplicates); they teach the course's style, not a defect.
+Every ``warning`` and ``error`` rule is measured there: ``tests/test_checker_corpus.py``
+holds each one's precision at 90% or more.
+
 ``help(RULES["page_gap"])`` is not useful (a dataclass); read ``RULES["page_gap"].checks``
 or :func:`format_rules` for the whole table.
 """
@@ -77,21 +87,24 @@ RULES: dict[str, Rule] = _rules(
      "inputSchema is a JSON Schema of type 'object'"),
     ("schema_invalid", "error", "chapter 01", "static",
      "inputSchema and outputSchema are valid JSON Schemas of their dialect"),
-    ("vague_name", "warning", "chapter 02", "static",
-     "the course linter: the name says which action on which resource"),
-    ("near_duplicate", "warning", "chapter 02", "static",
+    ("description_instructs_model", "error", "chapter 06", "static",
+     "a description describes the tool; it does not give the model orders (ignore earlier"
+     " instructions, hide things from the user) or hide text in invisible characters"),
+    ("vague_name", "info", "chapter 02", "static",
+     "the course linter: the name says which action on which resource; a hint"),
+    ("near_duplicate", "info", "chapter 02", "static",
      "the course linter: no two tools a model cannot tell apart"),
-    ("description_missing_target", "warning", "chapter 02", "static",
-     "the course linter: the description names what the tool acts on"),
-    ("description_missing_scope", "warning", "chapter 02", "static",
-     "the course linter: the description bounds where and how much"),
-    ("description_missing_paging", "warning", "chapter 04", "static",
-     "the course linter: a list says how much comes back and how to go on"),
-    ("description_missing_side_effects", "warning", "chapter 02", "static",
-     "the course linter: a tool that may write says what it writes"),
+    ("description_missing_target", "info", "chapter 02", "static",
+     "the course linter: the description names what the tool acts on; a hint"),
+    ("description_missing_scope", "info", "chapter 02", "static",
+     "the course linter: the description bounds where and how much; a hint"),
+    ("description_missing_paging", "info", "chapter 04", "static",
+     "the course linter: a list says how much comes back and how to go on; a hint"),
+    ("description_missing_side_effects", "info", "chapter 02", "static",
+     "the course linter: a tool that may write says what it writes; a hint"),
     ("write_not_marked", "error", "chapter 02", "static",
      "the course linter: annotations and words agree about writing"),
-    ("number_without_unit", "warning", "chapter 02", "static",
+    ("number_without_unit", "info", "chapter 02", "static",
      "the course linter: a number that measures a quantity names its unit"),
     ("additional_properties_allowed", "warning", "chapter 01", "static",
      "the course linter: every argument object has additionalProperties: false"),
@@ -132,6 +145,15 @@ RULES: dict[str, Rule] = _rules(
      "a call with valid arguments succeeds (else success-only checks are skipped)"),
     ("hostile_input_accepted", "error", "chapter 01", "behaviour",
      "arguments the declared schema refuses are refused by the tool too"),
+    ("refusal_reported_as_success", "warning", "chapter 03", "behaviour",
+     "a refusal is a tool error (isError: true), not a success whose text says 'Error'"),
+    ("error_echoes_input", "warning", "chapter 03", "behaviour",
+     "an error does not echo a huge argument back (the model pays for it in context)"),
+    ("error_reveals_internals", "warning", "chapter 06", "behaviour",
+     "an error does not show the server's install paths or a stack trace"),
+    ("secret_in_result", "error", "chapter 06", "behaviour",
+     "no answer carries a value given to the server with --env / --env-pass (a secret the"
+     " model, and anyone it talks to, would then see)"),
     ("extra_field_ignored", "warning", "chapter 01", "behaviour",
      "an unknown argument is refused, not silently ignored"),
     ("protocol_error", "error", "chapter 03", "behaviour",

@@ -201,6 +201,10 @@ _AGGREGATED = frozenset(
         "error_output_schema_violation",
         "result_malformed",
         "answer_unreadable",
+        "refusal_reported_as_success",
+        "error_echoes_input",
+        "error_reveals_internals",
+        "secret_in_result",
     ]
 )
 
@@ -393,6 +397,34 @@ def proposals(payload: Any) -> list[tuple[str, dict[str, Any], bool]]:
     return found
 
 
+#: An error longer than this, for a call with a huge string, echoes it back.
+ECHO_CHARS = 10_000
+#: Values given with --env that are at least this long are watched for in answers.
+SECRET_CHARS = 8
+_REFUSAL_START = re.compile(
+    r"^\W{0,3}(?:error|failed|failure|invalid|exception|cannot|could not|unable to)\b",
+    re.IGNORECASE,
+)
+_INTERNALS = re.compile(
+    r"Traceback \(most recent call last\)"
+    r"|File \"/[^\"]+\", line \d+"
+    r"|/(?:site|dist)-packages/"
+    r"|/node_modules/"
+    r"|\n\s+at [\w.<>$]+ \((?:file://)?/[^)]+:\d+:\d+\)"
+)
+
+
+def looks_like_refusal(text: str) -> bool:
+    """Whether a success's text reads as a refusal ("Error: ...", "Invalid ...")."""
+    return bool(_REFUSAL_START.search(text.strip()))
+
+
+def internals_shown(text: str) -> str | None:
+    """What of the server's internals ``text`` shows (a stack trace, an install path), or None."""
+    found = _INTERNALS.search(text)
+    return None if found is None else repr(found.group(0).strip()[:60])
+
+
 def _names_field(answer: Answer, name: str) -> bool:
     for node in _walk(answer.payload()):
         if isinstance(node, dict):
@@ -538,8 +570,50 @@ class _Run:
                     evidence,
                 )
         await self._transport(name, answer, kind, evidence, what)
+        secrets = [v for v in (self.options.env or {}).values() if len(v) >= SECRET_CHARS]
+        if secrets and any(secret in answer.everything() for secret in secrets):
+            self.note(
+                name,
+                "secret_in_result",
+                f"the answer to a call {what} contains a value the server was given with"
+                " --env/--env-pass: whatever reaches the model can reach anyone it talks to",
+                kind,
+                Evidence(
+                    evidence.tool, evidence.arguments, evidence.kind, "(withheld: holds the secret)"
+                ),  # fmt: skip
+            )
+        if answer.tool_error:
+            self._error_text(name, answer, kind, evidence, what)
         if answer.tool_error and answer.structured is not None:
             self._error_structure(name, answer, kind, evidence, what)
+
+    def _error_text(
+        self, name: str, answer: Answer, kind: str, evidence: Evidence, what: str
+    ) -> None:
+        """What no error's text should be, whatever the call: a huge argument echoed
+        back, the server's internals shown."""
+        said = answer.everything()
+        if kind == "huge_string" and len(said) > ECHO_CHARS:
+            self.note(
+                name,
+                "error_echoes_input",
+                f"the error for a call {what} is {len(said):,} characters long: it echoes"
+                " the argument back, and the model pays for it in context; quote at most"
+                " its start and its length",
+                kind,
+                evidence,
+            )
+        internals = internals_shown(said)
+        if internals is not None:
+            self.note(
+                name,
+                "error_reveals_internals",
+                f"the error for a call {what} shows the server's internals ({internals}):"
+                " install paths and stack traces tell an attacker what runs where, and the"
+                " model nothing it can act on",
+                kind,
+                evidence,
+            )
 
     def _error_structure(
         self, name: str, answer: Answer, kind: str, evidence: Evidence, what: str
@@ -793,7 +867,17 @@ class _Run:
         if not judge_errors:
             return
         if answer.success:
-            if hostile.schema_refuses:
+            if hostile.schema_refuses and looks_like_refusal(answer.text):
+                self.note(
+                    name,
+                    "refusal_reported_as_success",
+                    f"a call {what} was refused in words but reported as a success (isError"
+                    " false): a client and a model that trust isError take the refusal for"
+                    " the result",
+                    hostile.kind,
+                    evidence,
+                )
+            elif hostile.schema_refuses:
                 self.add(
                     name,
                     "hostile_input_accepted",
@@ -825,7 +909,8 @@ class _Run:
         coverage: ToolCoverage,
     ) -> None:
         kind = evidence.kind
-        if not answer.everything().strip():
+        said = answer.everything()
+        if not said.strip():
             self.note(
                 name,
                 "error_empty",

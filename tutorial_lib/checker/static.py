@@ -35,13 +35,14 @@ from tutorial_lib.checker.report import Finding
 from tutorial_lib.checker.rules import RULES, severity_of
 from tutorial_lib.core.tools import NAME_PATTERN, Annotations, ToolSpec
 from tutorial_lib.design import exports
-from tutorial_lib.design.lint import iter_subschemas, lint, name_tokens
+from tutorial_lib.design.lint import describes_side_effect, iter_subschemas, lint, name_tokens
 
 __all__ = [
     "DESTRUCTIVE_WORDS",
     "hints_of",
     "lists_choices",
     "pattern_bounds_length",
+    "reachable_definitions",
     "static_findings",
     "suspected_write",
     "to_spec",
@@ -55,7 +56,14 @@ DESTRUCTIVE_WORDS = frozenset(
 _QUOTED_CHOICES = re.compile(
     r"(['\"])[A-Za-z][\w-]{1,30}\1(?:\s*(?:,|\bor\b|\|)\s*(['\"])[A-Za-z][\w-]{1,30}\2)+"
 )
-_EXAMPLE_BEFORE = re.compile(r"(e\.g\.|for example|such as|like|example:?)\s*$", re.IGNORECASE)
+#: The end of a sentence or clause (not the dots of "e.g." or "i.e.").
+_SENTENCE_END = re.compile(r"(?<!e\.g)(?<!i\.e)\.\s|;\s|\n")
+#: Words that present what follows as examples, not as the allowed values.
+_EXAMPLE_CUE = re.compile(
+    r"\be\.g\.|\bfor (?:example|instance)\b|\bsuch as\b|\blike\b|\bexamples?\b"
+    r"|\b(?:good|bad)\b[^:.]{0,30}:",
+    re.IGNORECASE,
+)
 
 
 def pattern_bounds_length(pattern: object) -> bool:
@@ -71,9 +79,12 @@ def pattern_bounds_length(pattern: object) -> bool:
 
 def lists_choices(description: str) -> bool:
     """Whether a description lists allowed values: quoted words joined by commas, "or" or
-    "|" (``'open' or 'closed'``), not given as examples (``e.g. 'lib' or 'src'``)."""
+    "|" (``'open' or 'closed'``), not given as examples anywhere in their sentence
+    (``e.g. 'lib' or 'src'``, ``Good: 'x' or 'y'``)."""
     for match in _QUOTED_CHOICES.finditer(description):
-        if not _EXAMPLE_BEFORE.search(description[max(0, match.start() - 14) : match.start()]):
+        before = description[: match.start()]
+        ends = [m.end() for m in _SENTENCE_END.finditer(before)]
+        if not _EXAMPLE_CUE.search(before[ends[-1] if ends else 0 :]):
             return True
     return False
 
@@ -151,6 +162,7 @@ def _basics(tool: Mapping[str, Any]) -> list[Finding]:
                 "Say what it does, on what, how much, and what it returns.",
             )
         )
+    found += _instructions(name, tool)
     schema = tool.get("inputSchema")
     if not isinstance(schema, dict) or schema.get("type") != "object":
         found.append(
@@ -179,6 +191,68 @@ def _basics(tool: Mapping[str, Any]) -> list[Finding]:
                 )
             )
     return found
+
+
+# -- tool poisoning ----------------------------------------------------------------------
+
+#: Phrases that give the model orders instead of describing the tool (chapter 06: content
+#: is data): override its instructions, hide things from the user, reach its prompt.
+_ORDERS = re.compile(
+    r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:the\s+)?"
+    r"(?:previous|prior|earlier|above|other|system)\s+(?:instructions|prompts?|rules)\b"
+    r"|\bdo\s+not\s+(?:tell|inform|mention\s+(?:this|it)\s+to|show\s+(?:this|it)\s+to)"
+    r"\s+the\s+user\b"
+    r"|\bwithout\s+(?:telling|informing)\s+the\s+user\b"
+    r"|\b(?:reveal|send|include)\s+(?:your|the)\s+(?:system\s+prompt|instructions)\b"
+    r"|</?(?:system|instructions?|secret|important)>",
+    re.IGNORECASE,
+)
+#: Characters a person does not see but a model reads: zero-width, direction controls,
+#: Unicode tags (U+E0000 block: ASCII written invisibly).
+_INVISIBLE = re.compile(
+    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+
+
+def _texts(tool: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
+    """Every text of a tool a model reads: its description and each property's."""
+    yield "the description", str(tool.get("description") or "")
+    schema = tool.get("inputSchema")
+    if isinstance(schema, dict):
+        for path, node in iter_subschemas(schema):
+            text = node.get("description")
+            if isinstance(text, str) and path:
+                yield f"the description of '{_label(path)}'", text
+
+
+def _instructions(name: str, tool: Mapping[str, Any]) -> list[Finding]:
+    for where, text in _texts(tool):
+        invisible = _INVISIBLE.findall(text)
+        if invisible:
+            codes = ", ".join(dict.fromkeys(f"U+{ord(c):04X}" for c in invisible))
+            return [
+                _finding(
+                    name,
+                    "description_instructs_model",
+                    f"{where} holds {len(invisible)} invisible character(s) ({codes[:80]}):"
+                    " a person reviewing the tool does not see what the model reads",
+                    "Remove them; a description is plain text a person can review.",
+                )
+            ]
+        order = _ORDERS.search(text)
+        if order:
+            return [
+                _finding(
+                    name,
+                    "description_instructs_model",
+                    f"{where} gives the model an order instead of describing the tool:"
+                    f" '{order.group(0)}' (tool poisoning: a client shows the user the"
+                    " name, the model reads every word)",
+                    "Describe what the tool does, on what, and what it returns; never"
+                    " address the model's other instructions or the user.",
+                )
+            ]
+    return []
 
 
 # -- schema strictness -------------------------------------------------------------------
@@ -216,6 +290,34 @@ def _properties(schema: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return found
 
 
+def _has_description(node: Mapping[str, Any]) -> bool:
+    """A description of its own, or on a branch of its ``anyOf`` / ``oneOf`` / ``allOf``
+    (the model reads it there)."""
+    if str(node.get("description") or "").strip():
+        return True
+    for key in ("anyOf", "oneOf", "allOf"):
+        branches = node.get(key)
+        if isinstance(branches, list) and any(
+            isinstance(b, dict) and str(b.get("description") or "").strip() for b in branches
+        ):
+            return True
+    return False
+
+
+def _described_by_parent(
+    label: str, node: Mapping[str, Any], nodes: Mapping[str, dict[str, Any]]
+) -> bool:
+    """Whether the object holding this property describes it by name."""
+    for path, candidate in nodes.items():
+        if candidate is node and ".properties." in f".{path}":
+            parent = nodes.get(path.rsplit(".properties.", 1)[0] if ".properties." in path else "")
+            if parent is None and path.startswith("properties."):
+                parent = nodes.get("")
+            text = str((parent or {}).get("description") or "")
+            return bool(text) and _described_in_tool(label, text)
+    return False
+
+
 def _joined(labels: Sequence[str | tuple[str, str]]) -> str:
     shown = ", ".join(
         f"'{label[0]}' ({label[1]})" if isinstance(label, tuple) else f"'{label}'"
@@ -224,7 +326,7 @@ def _joined(labels: Sequence[str | tuple[str, str]]) -> str:
     return shown + (f" and {len(labels) - 8} more" if len(labels) > 8 else "")
 
 
-def _strictness(name: str, schema: Mapping[str, Any]) -> list[Finding]:
+def _strictness(name: str, schema: Mapping[str, Any], tool_description: str = "") -> list[Finding]:
     found: list[Finding] = []
     for path, node in iter_subschemas(schema):
         props = node.get("properties")
@@ -260,10 +362,17 @@ def _strictness(name: str, schema: Mapping[str, Any]) -> list[Finding]:
     strings: list[str] = []
     arrays: list[str] = []
     enums: list[str] = []
+    nodes = dict(iter_subschemas(schema))
     for label, node in _properties(schema):
         types = _types(node)
         is_item = label.endswith("[]")
-        if not is_item and not str(node.get("description") or "").strip() and "$ref" not in node:
+        if (
+            not is_item
+            and not _has_description(node)
+            and "$ref" not in node
+            and not _described_in_tool(label, tool_description)
+            and not _described_by_parent(label, node, nodes)
+        ):
             undescribed.append(label)
         typing_keys = ("enum", "const", "anyOf", "oneOf", "$ref", "allOf", "not", "if")
         if not types and not any(k in node for k in typing_keys):
@@ -315,7 +424,7 @@ def _annotations(tool: Mapping[str, Any]) -> list[Finding]:
     name = str(tool.get("name", ""))
     hints = hints_of(tool)
     found: list[Finding] = []
-    if "readOnlyHint" not in hints:
+    if "readOnlyHint" not in hints and hints.get("destructiveHint") is not True:
         found.append(
             _finding(
                 name,
@@ -327,7 +436,7 @@ def _annotations(tool: Mapping[str, Any]) -> list[Finding]:
             )
         )
         return found
-    read_only = hints["readOnlyHint"]
+    read_only = hints.get("readOnlyHint", False)  # destructiveHint true: a declared write
     needed = ["openWorldHint"] if read_only else [
         "destructiveHint", "idempotentHint", "openWorldHint"
     ]  # fmt: skip
@@ -476,16 +585,68 @@ def _exports(spec: ToolSpec, adapters: Mapping[str, Any]) -> list[Finding]:
 # -- all of it ----------------------------------------------------------------------------
 
 
+def reachable_definitions(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` with only the ``$defs`` / ``definitions`` its arguments reach by ``$ref``
+    (transitively): a server that ships one block of definitions with every tool asks no
+    model to send the ones a tool never uses."""
+    pruned = dict(schema)
+    keys = [k for k in ("$defs", "definitions") if isinstance(schema.get(k), dict)]
+    if not keys:
+        return pruned
+    for key in keys:
+        pruned.pop(key)
+    wanted: dict[str, set[str]] = {key: set() for key in keys}
+    todo: list[Any] = [pruned]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                for key in keys:
+                    prefix = f"#/{key}/"
+                    if ref.startswith(prefix):
+                        name = ref[len(prefix) :].split("/")[0]
+                        if name not in wanted[key] and name in schema[key]:
+                            wanted[key].add(name)
+                            todo.append(schema[key][name])
+            todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    for key in keys:
+        if wanted[key]:
+            pruned[key] = {name: schema[key][name] for name in sorted(wanted[key])}
+    return pruned
+
+
+def _described_in_tool(name: str, description: str) -> bool:
+    """Whether the tool's description names the argument ``name`` (``scrapeId`` as a
+    word, in backticks, or ``scrape id``): the model is told about it there."""
+    last = name.split(".")[-1].removesuffix("[]")
+    if not last:
+        return False
+    words = " ".join(name_tokens(last))
+    pattern = rf"(?<![\w]){re.escape(last)}(?![\w])|\b{re.escape(words)}\b"
+    return re.search(pattern, description, re.IGNORECASE) is not None
+
+
 def static_findings(tools: Sequence[Mapping[str, Any]]) -> list[Finding]:
     """Every static finding of the tool list (see the module), unsorted."""
     found: list[Finding] = []
     specs: list[ToolSpec] = []
+    tools = [
+        {**tool, "inputSchema": reachable_definitions(tool["inputSchema"])}
+        if isinstance(tool.get("inputSchema"), dict)
+        else tool
+        for tool in tools
+    ]
     for tool in tools:
         basics = _basics(tool)
         found += basics
         schema = tool.get("inputSchema")
         if isinstance(schema, dict):
-            found += _strictness(str(tool.get("name", "")), schema)
+            found += _strictness(
+                str(tool.get("name", "")), schema, str(tool.get("description") or "")
+            )
         found += _annotations(tool)
         if any(f.rule in ("tool_name_invalid", "description_missing") for f in basics):
             continue
@@ -502,7 +663,16 @@ def static_findings(tools: Sequence[Mapping[str, Any]]) -> list[Finding]:
                 )
             )
     annotated = {spec.name: spec.annotations.read_only for spec in specs}
+    descriptions = {spec.name: spec.description for spec in specs}
     for item in lint(specs):
+        if (
+            item.rule == "write_not_marked"
+            and annotated.get(item.tool)
+            and not describes_side_effect(descriptions.get(item.tool, ""))
+        ):
+            # annotated read-only, a description that writes nothing: only a verb of the
+            # name says otherwise, and names mislead ('resolve' a library id reads)
+            continue
         found.append(
             _finding(
                 item.tool,

@@ -55,6 +55,7 @@ __all__ = [
     "VAGUE_VERBS",
     "WRITE_VERBS",
     "Finding",
+    "describes_side_effect",
     "explain",
     "format_findings",
     "iter_subschemas",
@@ -187,6 +188,11 @@ _READ_ONLY_CLAIM = re.compile(
     re.IGNORECASE,
 )
 _LIST_VERBS = frozenset({"list", "search"})
+
+
+def describes_side_effect(text: str) -> bool:
+    """Whether ``text`` says the tool writes, creates, deletes, sends... something."""
+    return bool(_SIDE_EFFECT.search(text))
 
 
 # --------------------------------------------------------------------------------------
@@ -635,13 +641,17 @@ def additional_properties_allowed(spec: ToolSpec) -> list[Problem]:
     corrects itself.
 
     Check: every object schema in the input schema (the root and any nested object, e.g.
-    in ``properties``, ``items``, ``anyOf`` or ``$defs``) has ``additionalProperties``
-    exactly ``false``.
+    in ``properties``, ``items``, ``anyOf`` or ``$defs``) that declares properties has
+    ``additionalProperties`` exactly ``false``. An object that declares none, or gives
+    ``additionalProperties`` a schema, is a map on purpose (its keys are data, e.g. labels
+    or a JSON query): closing it would refuse every valid value.
     """
     problems: list[Problem] = []
     for path, node in iter_subschemas(spec.input_schema):
         if not _is_object(node) or node.get("additionalProperties") is False:
             continue
+        if not node.get("properties") or isinstance(node.get("additionalProperties"), dict):
+            continue  # a map: its keys are data
         where = "the root object" if not path else f"the object at '{_property_label(path)}'"
         problems.append(
             (
