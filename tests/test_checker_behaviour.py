@@ -247,3 +247,35 @@ def test_tool_poisoning_in_a_description(description, poisoned) -> None:
             "inputSchema": {"type": "object", "properties": {}}}  # fmt: skip
     rules = {f.rule for f in static_findings([tool])}
     assert ("description_instructs_model" in rules) is poisoned
+
+
+UNANNOTATED_SERVER = """
+from mcp.server import MCPServer
+
+server = MCPServer("plain")
+
+
+@server.tool(name="words_count", description="Count the words of one short text.")
+def words_count(text: str) -> int:
+    return len(text.split())
+
+
+server.run("stdio")
+"""
+
+
+def test_an_unannotated_tool_is_probed_only_on_the_operators_word(tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(UNANNOTATED_SERVER, encoding="utf-8")
+    command = [sys.executable, str(script)]
+    args = ("--protocol", "2026-07-28", "--kinds", "wrong_type")
+    _, _, plain = check(tmp_path, *args, command=command)
+    (coverage,) = plain["tools"]
+    assert coverage["calls"] == 0 and "may write" in coverage["reason"]
+    _, _, vouched = check(tmp_path, *args, "--vouch", "words_count", command=command)
+    (coverage,) = vouched["tools"]
+    assert coverage["calls"] >= 2 and coverage["read_only"] is True
+    assert "--vouch" in " ".join(coverage["notes"])
+    assert vouched["options"]["vouched"] == ["words_count"]
+    assert "annotations_missing" in {f["rule"] for f in vouched["findings"]}  # still said
+    assert check(tmp_path, *args, "--vouch", "no_such_tool", command=command)[0] == 2

@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="calls to one tool at most (default 60)")  # fmt: skip
     parser.add_argument("--tool", action="append", default=[], metavar="NAME",
                         help="check only this tool (repeatable)")  # fmt: skip
+    parser.add_argument("--vouch", action="append", default=[], metavar="NAME",
+                        help="a tool without readOnlyHint that you vouch only reads, on this"
+                        " machine: probe it as a read-only local tool (repeatable)")  # fmt: skip
     parser.add_argument("--fail-on", choices=["info", "warning", "error"], default="error",
                         help="exit 1 for findings at or above it (default error)")  # fmt: skip
     parser.add_argument("--markdown", type=Path, metavar="FILE",
@@ -199,6 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         calls=calls,
         max_calls=args.max_calls,
         tools=tuple(args.tool),
+        vouch=tuple(args.vouch),
         fail_on=args.fail_on,
         protocol=args.protocol,
         env=env,

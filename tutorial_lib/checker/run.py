@@ -223,6 +223,8 @@ class CheckOptions:
     - ``max_calls``: calls to one tool at most (hostile kinds and pages included);
     - ``max_pages``: pages of one traversal at most; ``max_restarts``: server restarts;
     - ``tools``: check only these tools (static checks still see the whole list);
+    - ``vouch``: tools without ``readOnlyHint`` that the operator vouches for: they only
+      read and stay on this machine, so they are probed as read-only local tools;
     - ``fail_on``: the severity at which the run fails (exit 1);
     - ``protocol``: the protocol revision(s) to check on (:data:`PROTOCOLS`): ``MODERN``
       (2026-07-28, ``server/discover``), ``LEGACY`` (2025-11-25, the ``initialize``
@@ -243,6 +245,7 @@ class CheckOptions:
     max_pages: int = 20
     max_restarts: int = 3
     tools: tuple[str, ...] = ()
+    vouch: tuple[str, ...] = ()
     fail_on: str = "error"
     protocol: str = "both"
     cwd: Path | None = None
@@ -260,6 +263,7 @@ class CheckOptions:
             "calls_for": sorted(self.calls),
             "max_calls": self.max_calls,
             "tools": list(self.tools) or "all",
+            "vouched": list(self.vouch),
             "protocol": self.protocol,
         }
 
@@ -505,11 +509,19 @@ class _Run:
 
     # -- calls ----------------------------------------------------------------------------
 
+    def hints(self, tool: Mapping[str, Any]) -> dict[str, bool]:
+        """The tool's hints, with the operator's word for a vouched unannotated tool: it
+        only reads, on this machine."""
+        hints = hints_of(tool)
+        if tool.get("name") in self.options.vouch and "readOnlyHint" not in hints:
+            hints = {**hints, "readOnlyHint": True, "openWorldHint": False}
+        return hints
+
     def callable_read_only(self, name: str) -> bool:
         tool = self.tools.get(name)
         if tool is None:
             return False
-        hints = hints_of(tool)
+        hints = self.hints(tool)
         if hints.get("readOnlyHint") is not True or suspected_write(self.static, name):
             return False
         return hints.get("openWorldHint", True) is False or self.options.allow_open_world
@@ -746,9 +758,11 @@ class _Run:
 
     async def check_tool(self, name: str) -> None:
         tool = self.tools[name]
-        hints = hints_of(tool)
+        hints = self.hints(tool)
         annotated = hints.get("readOnlyHint") is True
         coverage = ToolCoverage(name, read_only=annotated)
+        if name in self.options.vouch and "readOnlyHint" not in hints_of(tool):
+            coverage.notes.append("probed as read-only on the operator's word (--vouch)")
         self.coverage[name] = coverage
         open_world = hints.get("openWorldHint", True) is not False
         started = time.perf_counter()
@@ -1258,7 +1272,7 @@ async def _check(command: Sequence[str], options: CheckOptions, began: float) ->
         server = {**connection.server_info(), "tools": len(tools)}
         run = _Run(connection, options, tools, static_findings(tools))
         names = [str(t.get("name")) for t in tools]
-        missing = [n for n in options.tools if n not in names]
+        missing = [n for n in (*options.tools, *options.vouch) if n not in names]
         if missing:
             raise ValueError(f"the server lists no tools {missing}")
         selected = [n for n in names if not options.tools or n in options.tools]
