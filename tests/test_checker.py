@@ -51,6 +51,7 @@ from tutorial_lib.checker import (
     valid_candidates,
 )
 from tutorial_lib.checker.__main__ import ProgressBar, main
+from tutorial_lib.checker.report import UNTESTED_RULES
 from tutorial_lib.checker.run import (
     LEGACY,
     MODERN,
@@ -171,7 +172,11 @@ def test_every_planted_flaw_is_reported_with_its_tool(flawed_run, tool: str) -> 
         call, answer = finding["call"], finding["answer"]
         assert call["tool"] and call["kind"] and isinstance(call["arguments"], dict), finding
         assert isinstance(answer, str) and answer, finding
-    assert f"`{rule}`" in markdown.split(f"### `{tool}`", 1)[1].split("\n### ", 1)[0]
+    if rule in UNTESTED_RULES:  # listed apart: not a defect, a limit of the check
+        untested = markdown.split("## Could not be tested", 1)[1].split("\n## ", 1)[0]
+        assert f"- `{tool}`: " in untested
+    else:
+        assert f"`{rule}`" in markdown.split(f"### `{tool}`", 1)[1].split("\n### ", 1)[0]
 
 
 def test_the_clean_tool_has_no_finding_at_error(flawed_run) -> None:

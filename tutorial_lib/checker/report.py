@@ -31,6 +31,7 @@ __all__ = [
     "Finding",
     "ProtocolPass",
     "Report",
+    "UNTESTED_RULES",
     "ToolCoverage",
     "exit_code",
     "render_findings",
@@ -336,6 +337,10 @@ def _wrap(line: str, width: int) -> list[str]:
     return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False) or [""]
 
 
+#: Rules that say what could not be tested, not what is wrong: listed apart in the report.
+UNTESTED_RULES = frozenset({"no_valid_arguments", "valid_call_refused"})
+
+
 def render_markdown(report: Report, *, timings: bool = False) -> str:
     """The report for people: server, summary table, findings per tool, chapters.
 
@@ -370,9 +375,22 @@ def render_markdown(report: Report, *, timings: bool = False) -> str:
     for row in rows[1:]:
         cells = [f"`{row[0]}`" if row[0] != SERVER else SERVER, *map(_md, row[1:])]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "## Findings", ""]
-    lines += render_findings(report).splitlines()
+    misleading = sorted({f.rule for f in findings} - UNTESTED_RULES)
+    lines += ["", "## Findings: what misleads a model or breaks a client", ""]
+    lines += render_findings(report, rules=misleading).splitlines() if misleading else ["None."]
     lines.append("")
+    untested = [(t.name, t.reason) for t in report.tools if t.calls == 0 and t.reason]
+    untested += [(f.tool, f.message) for f in findings if f.rule in UNTESTED_RULES]
+    if untested:
+        lines += [
+            "## Could not be tested",
+            "",
+            "Not defects: what the checker could not call, or could not call successfully,"
+            " so its behaviour checks did not run there.",
+            "",
+        ]
+        lines += [f"- `{name}`: {_md(reason)}" for name, reason in untested]
+        lines.append("")
     notes = [(t.name, n) for t in report.tools for n in t.notes]
     if notes:
         lines += ["## Notes", ""]
