@@ -279,3 +279,14 @@ def test_an_unannotated_tool_is_probed_only_on_the_operators_word(tmp_path: Path
     assert vouched["options"]["vouched"] == ["words_count"]
     assert "annotations_missing" in {f["rule"] for f in vouched["findings"]}  # still said
     assert check(tmp_path, *args, "--vouch", "no_such_tool", command=command)[0] == 2
+
+
+def test_a_request_the_sdk_drops_waits_a_short_probe_not_the_time_limit(tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(UNANNOTATED_SERVER, encoding="utf-8")
+    _, _, report = check(
+        tmp_path, "--protocol", "2026-07-28", "--kinds", "lone_surrogate", "--timeout", "10",
+        "--vouch", "words_count", command=[sys.executable, str(script)],
+    )  # fmt: skip
+    (dropped,) = [f for f in report["findings"] if f["rule"] == "request_dropped"]
+    assert "within 3 s" in dropped["message"]  # the probe, not the 10 s limit

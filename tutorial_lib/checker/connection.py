@@ -414,30 +414,37 @@ class Connection:
     # -- calls ---------------------------------------------------------------------------
 
     async def call(
-        self, name: str, arguments: dict[str, Any], raw: Mapping[str, str] | None = None
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        raw: Mapping[str, str] | None = None,
+        *,
+        limit_s: float | None = None,
     ) -> Answer:
         """Call tool ``name``; never raises for what the server does (see :class:`Answer`).
 
         ``raw`` maps placeholders (strings inside ``arguments``) to the JSON text that
-        replaces them, quotes included, on the wire.
+        replaces them, quotes included, on the wire; ``limit_s`` replaces the time limit
+        for this call.
         """
         self._state.raw = dict(raw or {})
         seen = self._state.parse_errors
         started = time.perf_counter()
-        answer = await self._call(name, arguments)
+        limit = self.timeout_s if limit_s is None else limit_s
+        answer = await self._call(name, arguments, limit)
         answer.elapsed_s = time.perf_counter() - started
-        answer.limit_s = self.timeout_s
+        answer.limit_s = limit
         answer.parse_error = self._state.parse_errors > seen
         self._state.raw = {}
         return answer
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> Answer:
+    async def _call(self, name: str, arguments: dict[str, Any], limit: float) -> Answer:
         """The call, given up as soon as the client drops a line it cannot parse."""
         seen = len(self._state.unreadable)
         answers: list[Answer] = []
 
         async def run() -> None:
-            answers.append(await self._send(name, arguments))
+            answers.append(await self._send(name, arguments, limit))
             group.cancel_scope.cancel()
 
         async def watch() -> None:
@@ -451,17 +458,15 @@ class Connection:
             group.start_soon(watch)
         return answers[0] if answers else Answer("timeout")
 
-    async def _send(self, name: str, arguments: dict[str, Any]) -> Answer:
+    async def _send(self, name: str, arguments: dict[str, Any], limit: float) -> Answer:
         try:
             client = self.client
         except ServerUnavailable:
             return Answer("closed", message="the server is not running")
         try:
             # The outer limit also covers a request the server never reads (a full pipe).
-            with anyio.fail_after(self.timeout_s * 2 + 2):
-                result = await client.call_tool(
-                    name, arguments, read_timeout_seconds=self.timeout_s
-                )
+            with anyio.fail_after(limit * 2 + 2):
+                result = await client.call_tool(name, arguments, read_timeout_seconds=limit)
         except TimeoutError:
             return Answer("timeout")
         except MCPError as error:

@@ -401,6 +401,8 @@ def proposals(payload: Any) -> list[tuple[str, dict[str, Any], bool]]:
     return found
 
 
+#: Seconds a request of a wire kind (lone surrogate, deep nesting) waits for its answer.
+WIRE_PROBE_S = 3.0
 #: An error longer than this, for a call with a huge string, echoes it back.
 ECHO_CHARS = 10_000
 #: Values given with --env that are at least this long are watched for in answers.
@@ -548,7 +550,12 @@ class _Run:
             return None
         workspace = self.options.workspace
         before: Snapshot | None = snapshot(workspace) if workspace and watch else None
-        answer = await self.connection.call(name, wire if wire is not None else arguments, raw)
+        # A line the server's JSON reader drops is never answered: such a kind waits a
+        # short probe, not a whole time limit (a reader that takes it answers at once).
+        limit = min(self.options.timeout_s, WIRE_PROBE_S) if kind in WIRE_KINDS else None
+        answer = await self.connection.call(
+            name, wire if wire is not None else arguments, raw, limit_s=limit
+        )
         budget.calls += 1
         evidence = Evidence(name, printable(arguments), kind, trim(answer.summary()))
         self._current = _call_key(name, kind, arguments)
