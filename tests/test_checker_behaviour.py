@@ -290,3 +290,57 @@ def test_a_request_the_sdk_drops_waits_a_short_probe_not_the_time_limit(tmp_path
     )  # fmt: skip
     (dropped,) = [f for f in report["findings"] if f["rule"] == "request_dropped"]
     assert "within 3 s" in dropped["message"]  # the probe, not the 10 s limit
+
+
+LISTS_SERVER = """
+from mcp.server import MCPServer
+from mcp_types import ToolAnnotations
+
+server = MCPServer("lists")
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False, idempotent_hint=True)
+SEEN = []
+NOTES = [f"note {i}" for i in range(30)]
+
+
+@server.tool(name="visits_list", description="List the visits recorded so far.", annotations=READ)
+def visits_list() -> dict:
+    SEEN.append(len(SEEN))  # a "read" that records itself
+    return {"visits": list(SEEN)}
+
+
+@server.tool(name="notes_list", description="List the notes, at most limit of them.",
+             annotations=READ)
+def notes_list(limit: int = 10) -> dict:
+    return {"notes": NOTES[:limit]}  # cut, and nothing says so
+
+
+@server.tool(name="notes_page", description="List the notes, at most limit, with has_more.",
+             annotations=READ)
+def notes_page(limit: int = 10) -> dict:
+    return {"notes": NOTES[:limit], "has_more": limit < len(NOTES)}
+
+
+@server.tool(name="notes_count", description="Count the notes.", annotations=READ)
+def notes_count() -> dict:
+    return {"notes": NOTES}  # the same every time
+
+
+server.run("stdio")
+"""
+
+
+def test_a_read_that_grows_and_a_list_cut_in_silence_are_reported(tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(LISTS_SERVER, encoding="utf-8")
+    _, _, report = check(
+        tmp_path, "--protocol", "2026-07-28", "--kinds", "", "--select", "behaviour",
+        command=[sys.executable, str(script)],
+    )  # fmt: skip
+    rules = {(f["tool"], f["rule"]) for f in report["findings"]}
+    assert ("visits_list", "read_grows_state") in rules
+    assert ("notes_list", "silent_truncation") in rules
+    # the list that says has_more, and the read that answers the same, are not
+    assert {t for t, r in rules if r in ("read_grows_state", "silent_truncation")} == {
+        "visits_list",
+        "notes_list",
+    }

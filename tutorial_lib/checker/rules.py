@@ -145,6 +145,12 @@ RULES: dict[str, Rule] = _rules(
      "a call with valid arguments succeeds (else success-only checks are skipped)"),
     ("hostile_input_accepted", "error", "chapter 01", "behaviour",
      "arguments the declared schema refuses are refused by the tool too"),
+    ("read_grows_state", "error", "chapter 02", "behaviour",
+     "a read-only tool's answer does not grow when it is made again (something it keeps"
+     " grows with every call)"),
+    ("silent_truncation", "warning", "chapter 04", "behaviour",
+     "a list cut at the requested limit says so (a cursor, has_more, truncated...): a"
+     " model that sees exactly N items takes them for all"),
     ("refusal_reported_as_success", "warning", "chapter 03", "behaviour",
      "a refusal is a tool error (isError: true), not a success whose text says 'Error'"),
     ("error_echoes_input", "warning", "chapter 03", "behaviour",

@@ -86,6 +86,7 @@ from tutorial_lib.checker.arguments import (
     hostile_calls,
     printable,
     properties_of,
+    schema_accepts,
     schema_failure,
     valid_candidates,
 )
@@ -327,6 +328,52 @@ def _items_of(payload: Any) -> list[Any] | None:
     )]  # fmt: skip
     lists = [v for scope in scopes for v in scope.values() if isinstance(v, list)]
     return max(lists, key=len) if lists else None
+
+
+#: Argument names that cap how many items one call returns.
+_LIMIT_NAMES = re.compile(
+    r"^(?:limit|max_?results|max_?items|page_?size|per_?page|count|top_?k|n|num_?results"
+    r"|max_?count|max)$",
+    re.IGNORECASE,
+)
+#: Keys that tell a client more items exist (or that the list was cut).
+_MORE_KEYS = re.compile(
+    r"cursor|has_?more|truncated|next|more|total|remaining|continuation|offset",
+    re.IGNORECASE,
+)
+
+
+def _limit_argument(
+    schema: Mapping[str, Any], base: Mapping[str, Any]
+) -> tuple[str, int, int] | None:
+    """The integer argument that caps a list (``limit``, ``max_results``...), a small value
+    and a larger one the schema accepts, or None."""
+    props = schema.get("properties")
+    if not isinstance(props, dict):
+        return None
+    for name, sub in props.items():
+        if not (isinstance(sub, dict) and _LIMIT_NAMES.match(name)):
+            continue
+        declared = sub.get("type")
+        if "integer" not in (declared if isinstance(declared, list) else [declared]):
+            continue
+        low = sub.get("minimum", 1)
+        small = max(1, int(low) if isinstance(low, (int, float)) else 1)
+        high = sub.get("maximum")
+        large = small + 50
+        if isinstance(high, (int, float)):
+            large = min(large, int(high))
+        if large > small and schema_accepts(schema, {**base, name: small}):
+            return name, small, large
+    return None
+
+
+def _says_more(payload: Any) -> bool:
+    """Whether an answer carries any key that tells of more items or a cut."""
+    if not isinstance(payload, dict):
+        return False
+    scopes = [payload] + [v for v in payload.values() if isinstance(v, dict)]
+    return any(_MORE_KEYS.search(key) for scope in scopes for key in scope)
 
 
 def _next_cursor_of(payload: Any) -> tuple[bool, str | None]:
@@ -808,6 +855,7 @@ class _Run:
             # arguments only, never the checker's own (e.g. a URL it would make up)
             candidates = [c for c in candidates if c.source == "--calls"]
         base: dict[str, Any] | None = None
+        base_answer: Answer | None = None
         last: Evidence | None = None
         refused = tried = 0  # refused: answered, not with a success (a timeout is no answer)
         for candidate in candidates:
@@ -822,7 +870,7 @@ class _Run:
                 last = evidence
                 refused += not answer.success
             if answer.success:
-                base = candidate.arguments
+                base, base_answer = candidate.arguments, answer
                 coverage.valid_arguments = candidate.source
                 await self._follow(name, answer, evidence, coverage)
                 break
@@ -861,6 +909,68 @@ class _Run:
                 return
         if base is not None:
             await self._paging(tool, base, coverage)
+            if base_answer is not None:
+                await self._again(name, base, base_answer, coverage)
+            await self._truncation(tool, base, coverage)
+
+    async def _again(
+        self, name: str, base: dict[str, Any], first: Answer, coverage: ToolCoverage
+    ) -> None:
+        """The first successful read made again (after the hostile calls): a list in its
+        answer must not have grown (every item of the first answer back, and more): a
+        read that keeps a log, a counter or a cache of its calls changes what the next
+        call sees."""
+        second = await self.call(name, base, "valid, again", budget=coverage, what="again")
+        if second is None or not second[0].success:
+            return
+        before, after = _items_of(first.payload()), _items_of(second[0].payload())
+        if before is None or after is None or len(after) <= len(before):
+            return
+        keys = [_key(item) for item in after]
+        if all(_key(item) in keys for item in before):
+            self.add(
+                name,
+                "read_grows_state",
+                f"'{name}' is annotated read-only, but the same call made twice answered"
+                f" {len(before)} then {len(after)} items, every earlier one still there:"
+                " each read adds to what the next one sees",
+                second[1],
+            )
+
+    async def _truncation(
+        self, tool: dict[str, Any], base: dict[str, Any], coverage: ToolCoverage
+    ) -> None:
+        """A list cut at the requested limit must say so. With the limit argument at N,
+        exactly N items and no sign of more, one call with a larger limit shows whether
+        more existed."""
+        name = str(tool["name"])
+        limit = _limit_argument(tool.get("inputSchema") or {}, base)
+        if limit is None:
+            return
+        argument, small, large = limit
+        asked = {**base, argument: small}
+        done = await self.call(name, asked, "limit", budget=coverage, what=f"with {argument}")
+        if done is None or not done[0].success:
+            return
+        payload = done[0].payload()
+        items = _items_of(payload)
+        if items is None or len(items) != small or _says_more(payload):
+            return
+        more = await self.call(
+            name, {**base, argument: large}, "limit", budget=coverage, what=f"with {argument}"
+        )
+        if more is None or not more[0].success:
+            return
+        larger = _items_of(more[0].payload())
+        if larger is not None and len(larger) > small:
+            self.add(
+                name,
+                "silent_truncation",
+                f"with {argument}={small} the answer held exactly {small} items and nothing"
+                f" said more exist, but {argument}={large} gave {len(larger)}: a model takes"
+                " a cut list for the whole one",
+                done[1],
+            )
 
     async def send_hostile(
         self, name: str, hostile: HostileCall, budget: ToolCoverage, *, watch: bool = True
