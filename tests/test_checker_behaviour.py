@@ -344,3 +344,42 @@ def test_a_read_that_grows_and_a_list_cut_in_silence_are_reported(tmp_path: Path
         "visits_list",
         "notes_list",
     }
+
+
+ORDERS_SERVER = """
+from typing import Literal
+
+from mcp.server import MCPServer
+from mcp_types import ToolAnnotations
+
+server = MCPServer("orders")
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+NOTES = ["b note", "a note", "c note"]
+
+
+@server.tool(name="notes_sorted", description="List the notes in the order asked.",
+             annotations=READ)
+def notes_sorted(order: Literal["asc", "desc"] | None = None) -> dict:
+    return {"notes": NOTES}  # the order is ignored
+
+
+@server.tool(name="notes_ordered", description="List the notes in the order asked.",
+             annotations=READ)
+def notes_ordered(order: Literal["asc", "desc"] | None = None) -> dict:
+    return {"notes": sorted(NOTES, reverse=order == "desc")}
+
+
+server.run("stdio")
+"""
+
+
+def test_an_ignored_argument_is_reported(tmp_path: Path) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(ORDERS_SERVER, encoding="utf-8")
+    _, _, report = check(
+        tmp_path, "--protocol", "2026-07-28", "--kinds", "", "--select", "behaviour",
+        command=[sys.executable, str(script)],
+    )  # fmt: skip
+    rules = {(f["tool"], f["rule"]) for f in report["findings"]}
+    assert ("notes_sorted", "argument_ignored") in rules
+    assert ("notes_ordered", "argument_ignored") not in rules  # the order changes the list

@@ -148,6 +148,8 @@ RULES: dict[str, Rule] = _rules(
     ("read_grows_state", "error", "chapter 02", "behaviour",
      "a read-only tool's answer does not grow when it is made again (something it keeps"
      " grows with every call)"),
+    ("argument_ignored", "warning", "chapter 01", "behaviour",
+     "an optional argument changes the answer: two of its values do not give the same list"),
     ("silent_truncation", "warning", "chapter 04", "behaviour",
      "a list cut at the requested limit says so (a cursor, has_more, truncated...): a"
      " model that sees exactly N items takes them for all"),

@@ -368,6 +368,26 @@ def _limit_argument(
     return None
 
 
+def _two_values(schema: Mapping[str, Any]) -> tuple[Any, Any] | None:
+    """Two different values an enum or boolean argument takes (in an ``anyOf`` /
+    ``oneOf`` branch too: ``Literal[...] | None``), or None."""
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            for branch in branches:
+                found = _two_values(branch) if isinstance(branch, dict) else None
+                if found is not None:
+                    return found
+    enum = schema.get("enum")
+    if isinstance(enum, list):
+        values = [v for v in enum if v is not None]
+        return (values[0], values[-1]) if len(values) >= 2 else None
+    declared = schema.get("type")
+    if declared == "boolean" or (isinstance(declared, list) and "boolean" in declared):
+        return (True, False)
+    return None
+
+
 def _says_more(payload: Any) -> bool:
     """Whether an answer carries any key that tells of more items or a cut."""
     if not isinstance(payload, dict):
@@ -912,6 +932,46 @@ class _Run:
             if base_answer is not None:
                 await self._again(name, base, base_answer, coverage)
             await self._truncation(tool, base, coverage)
+            if base_answer is not None:
+                await self._ignored(tool, base, base_answer, coverage)
+
+    async def _ignored(
+        self, tool: dict[str, Any], base: dict[str, Any], first: Answer, coverage: ToolCoverage
+    ) -> None:
+        """An optional enum or boolean argument must change a list of two items or more:
+        two of its values giving the very same answer means the tool ignores it (a
+        filter or an order the model believes it applied)."""
+        name = str(tool["name"])
+        if len(_items_of(first.payload()) or []) < 2:
+            return
+        schema = tool.get("inputSchema") or {}
+        required = set(schema.get("required") or [])
+        for argument, sub in list(properties_of(schema).items())[:12]:
+            if argument in base or argument in required or not isinstance(sub, dict):
+                continue
+            values = _two_values(sub)
+            if values is None:
+                continue
+            answers = []
+            for value in values:
+                done = await self.call(
+                    name, {**base, argument: value}, "optional", budget=coverage,
+                    what=f"with {argument}={value!r}",
+                )  # fmt: skip
+                if done is None or not done[0].success:
+                    return
+                answers.append(done)
+            (one, _), (two, evidence) = answers
+            if one.everything() == two.everything():
+                self.add(
+                    name,
+                    "argument_ignored",
+                    f"'{argument}' set to {values[0]!r} and to {values[1]!r} gave the very"
+                    f" same answer ({len(_items_of(one.payload()) or [])} items): the tool"
+                    " ignores it, and a model believes it filtered or ordered",
+                    evidence,
+                )
+            return  # one argument per tool: each costs two calls
 
     async def _again(
         self, name: str, base: dict[str, Any], first: Answer, coverage: ToolCoverage

@@ -40,6 +40,7 @@ from tutorial_lib.design.lint import describes_side_effect, iter_subschemas, lin
 __all__ = [
     "DESTRUCTIVE_WORDS",
     "hints_of",
+    "instructs_model",
     "lists_choices",
     "pattern_bounds_length",
     "reachable_definitions",
@@ -214,6 +215,17 @@ _INVISIBLE = re.compile(
 )
 
 
+def instructs_model(text: str) -> str | None:
+    """What in ``text`` addresses the model instead of describing or answering: the
+    invisible characters (as code points) or the order, quoted; None when nothing does."""
+    invisible = _INVISIBLE.findall(text)
+    if invisible:
+        codes = ", ".join(dict.fromkeys(f"U+{ord(c):04X}" for c in invisible))
+        return f"{len(invisible)} invisible character(s) ({codes[:80]})"
+    order = _ORDERS.search(text)
+    return None if order is None else f"'{order.group(0)}'"
+
+
 def _texts(tool: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
     """Every text of a tool a model reads: its description and each property's."""
     yield "the description", str(tool.get("description") or "")
@@ -227,29 +239,18 @@ def _texts(tool: Mapping[str, Any]) -> Iterable[tuple[str, str]]:
 
 def _instructions(name: str, tool: Mapping[str, Any]) -> list[Finding]:
     for where, text in _texts(tool):
-        invisible = _INVISIBLE.findall(text)
-        if invisible:
-            codes = ", ".join(dict.fromkeys(f"U+{ord(c):04X}" for c in invisible))
+        found = instructs_model(text)
+        if found is not None:
             return [
                 _finding(
                     name,
                     "description_instructs_model",
-                    f"{where} holds {len(invisible)} invisible character(s) ({codes[:80]}):"
-                    " a person reviewing the tool does not see what the model reads",
-                    "Remove them; a description is plain text a person can review.",
-                )
-            ]
-        order = _ORDERS.search(text)
-        if order:
-            return [
-                _finding(
-                    name,
-                    "description_instructs_model",
-                    f"{where} gives the model an order instead of describing the tool:"
-                    f" '{order.group(0)}' (tool poisoning: a client shows the user the"
-                    " name, the model reads every word)",
-                    "Describe what the tool does, on what, and what it returns; never"
-                    " address the model's other instructions or the user.",
+                    f"{where} addresses the model instead of describing the tool: {found}"
+                    " (tool poisoning: a client shows the user the name, the model reads"
+                    " every word and character)",
+                    "Describe what the tool does, on what, and what it returns, in plain"
+                    " text a person can review; never address the model's other"
+                    " instructions or the user.",
                 )
             ]
     return []
