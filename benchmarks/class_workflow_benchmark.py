@@ -3,13 +3,13 @@
     python benchmarks/class_workflow_benchmark.py          # one class, chapter 00
 
 Runs the class workflow that ``tests/test_instructor.py`` checks (``run_class_workflow``: the
-course built from ``solutions/``, release, six students fetching and submitting, collect,
-autograde with the course's grading, feedback, the grades CSV) in a temporary folder and
+course built from ``solutions/``, release, nine students fetching and submitting, collect,
+autograde with the course's grading, the grades CSV, feedback) in a temporary folder and
 prints the seconds of each step. The baseline, measured in the same run just before: chapter
 00's solution notebook executed once in a fresh kernel, the unit of work autograding
 repeats for each submission (there in a sandboxed kernel, plus a fresh judging process).
 
-Target: the whole class within 60x one execution of the notebook (six submissions, each
+Target: the whole class within 60x one execution of the notebook (set for six submissions, each
 executed in a sandboxed kernel and judged in a fresh process, plus nbgrader's own steps;
 the test that used to time it allowed 90 s, about 117x the baseline on the 2-core
 development machine). Exit 1 if it is over. The test checks what
