@@ -99,6 +99,14 @@ def check(
     return code, markdown.read_text(encoding="utf-8"), json.loads(report.read_text("utf-8"))
 
 
+def sdk_server(tmp_path: Path, source: str) -> list[str]:
+    """The command that runs ``source``, a server on the official Python SDK, written to
+    ``tmp_path``."""
+    script = tmp_path / "server.py"
+    script.write_text(source, encoding="utf-8")
+    return [sys.executable, str(script)]
+
+
 def by_tool(report: dict) -> dict[str, list[dict]]:
     found: dict[str, list[dict]] = {}
     for finding in report["findings"]:

@@ -4,12 +4,11 @@ judged only against a call that succeeded, and a timeout is not a refusal."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.test_checker import check
+from tests.test_checker import check, sdk_server
 from tutorial_lib.checker.arguments import described_value, example_value
 from tutorial_lib.checker.run import internals_shown, looks_like_refusal
 from tutorial_lib.checker.static import static_findings
@@ -46,11 +45,10 @@ server.run("stdio")
 def test_errors_are_judged_only_after_a_call_succeeded_and_a_timeout_is_no_refusal(
     tmp_path: Path,
 ) -> None:
-    script = tmp_path / "server.py"
-    script.write_text(SERVER, encoding="utf-8")
+    command = sdk_server(tmp_path, SERVER)
     _, _, report = check(
         tmp_path, "--protocol", "2026-07-28", "--kinds", "wrong_type,missing_required",
-        "--timeout", "1", "--select", "behaviour", command=[sys.executable, str(script)],
+        "--timeout", "1", "--select", "behaviour", command=command,
     )  # fmt: skip
     rules = {(f["tool"], f["rule"]) for f in report["findings"]}
     # every call of needs_token fails for a reason of its own: its errors are not judged
@@ -131,13 +129,12 @@ server.run("stdio")
 
 
 def test_an_open_world_tool_gets_only_the_operators_arguments(tmp_path: Path) -> None:
-    script = tmp_path / "server.py"
-    script.write_text(OPEN_WORLD_SERVER, encoding="utf-8")
+    command = sdk_server(tmp_path, OPEN_WORLD_SERVER)
     calls = tmp_path / "calls.json"
     calls.write_text('{"fetch_page": [{"url": "http://127.0.0.1:9/"}]}', encoding="utf-8")
     _, _, report = check(
         tmp_path, "--protocol", "2026-07-28", "--kinds", "", "--allow-open-world",
-        "--calls", str(calls), command=[sys.executable, str(script)],
+        "--calls", str(calls), command=command,
     )  # fmt: skip
     (refused,) = [f for f in report["findings"] if f["rule"] == "valid_call_refused"]
     assert "1 tried, from --calls" in refused["message"]  # not the description's URL
@@ -182,12 +179,11 @@ server.run("stdio")
 
 
 def test_the_misses_seen_on_real_servers_are_reported(tmp_path: Path) -> None:
-    script = tmp_path / "server.py"
-    script.write_text(MISSES_SERVER, encoding="utf-8")
+    command = sdk_server(tmp_path, MISSES_SERVER)
     _, _, report = check(
         tmp_path, "--protocol", "2026-07-28", "--kinds", "huge_string,wrong_type",
         "--env", "DICTIONARY_KEY=sk-canary-0123456789", "--select", "behaviour",
-        command=[sys.executable, str(script)],
+        command=command,
     )  # fmt: skip
     rules = {(f["tool"], f["rule"]) for f in report["findings"]}
     expected = {
@@ -265,9 +261,7 @@ server.run("stdio")
 
 
 def test_an_unannotated_tool_is_probed_only_on_the_operators_word(tmp_path: Path) -> None:
-    script = tmp_path / "server.py"
-    script.write_text(UNANNOTATED_SERVER, encoding="utf-8")
-    command = [sys.executable, str(script)]
+    command = sdk_server(tmp_path, UNANNOTATED_SERVER)
     args = ("--protocol", "2026-07-28", "--kinds", "wrong_type")
     _, _, plain = check(tmp_path, *args, command=command)
     (coverage,) = plain["tools"]
@@ -282,11 +276,10 @@ def test_an_unannotated_tool_is_probed_only_on_the_operators_word(tmp_path: Path
 
 
 def test_a_request_the_sdk_drops_waits_a_short_probe_not_the_time_limit(tmp_path: Path) -> None:
-    script = tmp_path / "server.py"
-    script.write_text(UNANNOTATED_SERVER, encoding="utf-8")
+    command = sdk_server(tmp_path, UNANNOTATED_SERVER)
     _, _, report = check(
         tmp_path, "--protocol", "2026-07-28", "--kinds", "lone_surrogate", "--timeout", "10",
-        "--vouch", "words_count", command=[sys.executable, str(script)],
+        "--vouch", "words_count", command=command,
     )  # fmt: skip
     (dropped,) = [f for f in report["findings"] if f["rule"] == "request_dropped"]
     assert "within 3 s" in dropped["message"]  # the probe, not the 10 s limit
@@ -330,11 +323,10 @@ server.run("stdio")
 
 
 def test_a_read_that_grows_and_a_list_cut_in_silence_are_reported(tmp_path: Path) -> None:
-    script = tmp_path / "server.py"
-    script.write_text(LISTS_SERVER, encoding="utf-8")
+    command = sdk_server(tmp_path, LISTS_SERVER)
     _, _, report = check(
         tmp_path, "--protocol", "2026-07-28", "--kinds", "", "--select", "behaviour",
-        command=[sys.executable, str(script)],
+        command=command,
     )  # fmt: skip
     rules = {(f["tool"], f["rule"]) for f in report["findings"]}
     assert ("visits_list", "read_grows_state") in rules
@@ -374,11 +366,10 @@ server.run("stdio")
 
 
 def test_an_ignored_argument_is_reported(tmp_path: Path) -> None:
-    script = tmp_path / "server.py"
-    script.write_text(ORDERS_SERVER, encoding="utf-8")
+    command = sdk_server(tmp_path, ORDERS_SERVER)
     _, _, report = check(
         tmp_path, "--protocol", "2026-07-28", "--kinds", "", "--select", "behaviour",
-        command=[sys.executable, str(script)],
+        command=command,
     )  # fmt: skip
     rules = {(f["tool"], f["rule"]) for f in report["findings"]}
     assert ("notes_sorted", "argument_ignored") in rules

@@ -4,13 +4,12 @@ baseline of accepted findings, SARIF (tutorial_lib.checker.ci and the command li
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests import mcp_flawed_server as flawed
-from tests.test_checker import WIRE, check
+from tests.test_checker import WIRE, check, sdk_server
 from tutorial_lib.checker import ci
 from tutorial_lib.checker.report import Evidence, Finding, Report
 from tutorial_lib.checker.rules import RULES
@@ -135,9 +134,7 @@ def test_the_command_line_selects_writes_and_applies_a_baseline(tmp_path: Path) 
 
 
 def test_env_reaches_a_server_the_sdk_would_start_without_it(tmp_path: Path) -> None:
-    script = tmp_path / "env_server.py"
-    script.write_text(ENV_SERVER, encoding="utf-8")
-    command = [sys.executable, str(script)]
+    command = sdk_server(tmp_path, ENV_SERVER)
     args = ("--kinds", "", "--protocol", "2026-07-28", "--select", "description_missing")
     _, _, without = check(tmp_path, *args, command=command)
     assert [f["rule"] for f in without["findings"]] == ["description_missing"]

@@ -113,7 +113,7 @@ def measure(corpus: Path) -> Measure:
             if finding.severity in JUDGED_SEVERITIES:
                 key = (server["server"], finding.tool, finding.rule)
                 said.setdefault(key, []).append(finding.message)
-    found = {key for key, messages in said.items()}
+    found = set(said)
     judged = {
         key for key in found if key in verdicts and verdicts[key][1] == tuple(sorted(said[key]))
     }

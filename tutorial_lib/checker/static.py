@@ -281,13 +281,13 @@ def _label(path: str) -> str:
     return ".".join(names).replace(".[]", "[]") or "(root)"
 
 
-def _properties(schema: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """(label, schema) of every property at any depth, and every array's items."""
+def _properties(schema: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(path, label, schema) of every property at any depth, and every array's items."""
     found = []
     for path, node in iter_subschemas(schema):
         parts = path.split(".")
         if len(parts) >= 2 and parts[-2] == "properties" or parts[-1] == "items":
-            found.append((_label(path), node))
+            found.append((path, _label(path), node))
     return found
 
 
@@ -305,18 +305,13 @@ def _has_description(node: Mapping[str, Any]) -> bool:
     return False
 
 
-def _described_by_parent(
-    label: str, node: Mapping[str, Any], nodes: Mapping[str, dict[str, Any]]
-) -> bool:
-    """Whether the object holding this property describes it by name."""
-    for path, candidate in nodes.items():
-        if candidate is node and ".properties." in f".{path}":
-            parent = nodes.get(path.rsplit(".properties.", 1)[0] if ".properties." in path else "")
-            if parent is None and path.startswith("properties."):
-                parent = nodes.get("")
-            text = str((parent or {}).get("description") or "")
-            return bool(text) and _described_in_tool(label, text)
-    return False
+def _described_by_parent(path: str, label: str, nodes: Mapping[str, dict[str, Any]]) -> bool:
+    """Whether the object holding the property at ``path`` describes it by name."""
+    if path.split(".")[-2:-1] != ["properties"]:
+        return False  # an array's items: no parent object
+    parent = nodes.get(path.rsplit(".properties.", 1)[0] if ".properties." in path else "", {})
+    text = str(parent.get("description") or "")
+    return bool(text) and _described_in_tool(label, text)
 
 
 def _joined(labels: Sequence[str | tuple[str, str]]) -> str:
@@ -364,7 +359,7 @@ def _strictness(name: str, schema: Mapping[str, Any], tool_description: str = ""
     arrays: list[str] = []
     enums: list[str] = []
     nodes = dict(iter_subschemas(schema))
-    for label, node in _properties(schema):
+    for path, label, node in _properties(schema):
         types = _types(node)
         is_item = label.endswith("[]")
         if (
@@ -372,7 +367,7 @@ def _strictness(name: str, schema: Mapping[str, Any], tool_description: str = ""
             and not _has_description(node)
             and "$ref" not in node
             and not _described_in_tool(label, tool_description)
-            and not _described_by_parent(label, node, nodes)
+            and not _described_by_parent(path, label, nodes)
         ):
             undescribed.append(label)
         typing_keys = ("enum", "const", "anyOf", "oneOf", "$ref", "allOf", "not", "if")
