@@ -162,6 +162,17 @@ RULES: dict[str, Rule] = _rules(
     ("secret_in_result", "error", "chapter 06", "behaviour",
      "no answer carries a value given to the server with --env / --env-pass (a secret the"
      " model, and anyone it talks to, would then see)"),
+    ("result_instructs_model", "error", "chapter 06", "behaviour",
+     "an answer does not give the model orders or hide invisible characters the server"
+     " wrote itself (a closed-world tool's text in no file of the workspace, or text in"
+     " the refusal of hostile arguments)",
+     "Return data and what happened, in plain text a person can review; never address the"
+     " model's instructions or the user from a tool result."),
+    ("result_relays_instructions", "info", "chapter 06", "behaviour",
+     "an answer that carries orders to the model from the data it read (a file, a page, a"
+     " comment) is noted: the host treats it as data, never as instructions",
+     "Nothing to fix in the server when the text is the data asked for; a server can mark"
+     " such content as untrusted (a field, a quoted block) so a client shows it as quoted."),
     ("extra_field_ignored", "warning", "chapter 01", "behaviour",
      "an unknown argument is refused, not silently ignored"),
     ("protocol_error", "error", "chapter 03", "behaviour",

@@ -101,8 +101,20 @@ from tutorial_lib.checker.report import (
     trim,
 )
 from tutorial_lib.checker.rules import RULES, severity_of
-from tutorial_lib.checker.static import hints_of, static_findings, suspected_write
-from tutorial_lib.checker.workspace import Snapshot, destroyed, differences, snapshot
+from tutorial_lib.checker.static import (
+    describe_orders,
+    hints_of,
+    model_orders,
+    static_findings,
+    suspected_write,
+)
+from tutorial_lib.checker.workspace import (
+    Snapshot,
+    destroyed,
+    differences,
+    holds_text,
+    snapshot,
+)
 
 __all__ = [
     "LEGACY",
@@ -206,6 +218,8 @@ _AGGREGATED = frozenset(
         "error_echoes_input",
         "error_reveals_internals",
         "secret_in_result",
+        "result_instructs_model",
+        "result_relays_instructions",
     ]
 )
 
@@ -487,6 +501,23 @@ _INTERNALS = re.compile(
 )
 
 
+def _strings(value: Any) -> list[str]:
+    """Every key and string in ``value``, however deep (no recursion: a hostile argument
+    nests a thousand levels)."""
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, Mapping):
+            found.extend(str(key) for key in item)
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return found
+
+
 def looks_like_refusal(text: str) -> bool:
     """Whether a success's text reads as a refusal ("Error: ...", "Invalid ...")."""
     return bool(_REFUSAL_START.search(text.strip()))
@@ -629,6 +660,7 @@ class _Run:
         self.made.add(self._current)
         try:
             await self._judge_answer(name, answer, kind, evidence, what, before)
+            self._orders(name, answer, kind, evidence, what, arguments)
         finally:
             self._current = ""
         return answer, evidence
@@ -672,6 +704,67 @@ class _Run:
             self._error_text(name, answer, kind, evidence, what)
         if answer.tool_error and answer.structured is not None:
             self._error_structure(name, answer, kind, evidence, what)
+
+    def _orders(
+        self,
+        name: str,
+        answer: Answer,
+        kind: str,
+        evidence: Evidence,
+        what: str,
+        arguments: Mapping[str, Any],
+    ) -> None:
+        """Text in an answer that addresses the model (orders, invisible characters), by
+        where it came from. The server wrote it when a closed-world tool (``openWorldHint:
+        false``) returns it and it is in no file of the workspace, or when it comes with
+        the refusal of hostile arguments (no data was read): tool poisoning, an error.
+        Otherwise it may be data the tool read (a web page, a comment): worth knowing, a
+        host treats it as data (chapter 06), an info."""
+        if answer.kind != "result":
+            return
+        sent = "\n".join(_strings(arguments))
+        pieces = [p for p in dict.fromkeys(model_orders(answer.everything())) if p not in sent]
+        if not pieces:
+            return
+        tool = self.tools.get(name, {})
+        # only a closed-world tool reads nothing but the workspace: an open-world one may
+        # relay a page or a comment the checker never sees
+        closed = self.hints(tool).get("openWorldHint", True) is False
+        workspace = self.options.workspace if closed else None
+        relayed = workspace is not None and holds_text(workspace, pieces)
+        schema = tool.get("inputSchema")
+        refused = (
+            answer.tool_error
+            and kind in KINDS
+            and isinstance(schema, dict)
+            and not schema_accepts(schema, dict(arguments))
+        )
+        if (workspace is not None and not relayed) or refused:
+            where = (
+                "is in no file of the workspace"
+                if workspace is not None and not relayed
+                else "comes with the refusal of arguments the schema forbids (no data was read)"
+            )
+            self.note(
+                name,
+                "result_instructs_model",
+                f"the answer to a call {what} addresses the model: {describe_orders(pieces)};"
+                f" the text {where}, so the server wrote it (tool poisoning: the user sees a"
+                " tool result, the model reads an order)",
+                kind,
+                evidence,
+            )
+            return
+        source = "a file of the workspace" if relayed else "data the tool read"
+        self.note(
+            name,
+            "result_relays_instructions",
+            f"the answer to a call {what} carries text addressed to the model:"
+            f" {describe_orders(pieces)}; it may come from {source} (then it is data: a host"
+            " must not follow it, and a client should show it to the user as quoted content)",
+            kind,
+            evidence,
+        )
 
     def _error_text(
         self, name: str, answer: Answer, kind: str, evidence: Evidence, what: str

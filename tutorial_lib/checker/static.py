@@ -39,9 +39,11 @@ from tutorial_lib.design.lint import describes_side_effect, iter_subschemas, lin
 
 __all__ = [
     "DESTRUCTIVE_WORDS",
+    "describe_orders",
     "hints_of",
     "instructs_model",
     "lists_choices",
+    "model_orders",
     "pattern_bounds_length",
     "reachable_definitions",
     "static_findings",
@@ -215,15 +217,27 @@ _INVISIBLE = re.compile(
 )
 
 
-def instructs_model(text: str) -> str | None:
-    """What in ``text`` addresses the model instead of describing or answering: the
-    invisible characters (as code points) or the order, quoted; None when nothing does."""
-    invisible = _INVISIBLE.findall(text)
+def model_orders(text: str) -> list[str]:
+    """The pieces of ``text`` that address the model instead of describing or answering:
+    each invisible character, then each order, as written; [] when nothing does."""
+    return _INVISIBLE.findall(text) + [m.group(0) for m in _ORDERS.finditer(text)]
+
+
+def describe_orders(pieces: list[str]) -> str:
+    """:func:`model_orders`' pieces for a report: invisible characters as code points
+    (a person sees nothing otherwise), the first order quoted."""
+    invisible = [p for p in pieces if _INVISIBLE.fullmatch(p)]
     if invisible:
         codes = ", ".join(dict.fromkeys(f"U+{ord(c):04X}" for c in invisible))
         return f"{len(invisible)} invisible character(s) ({codes[:80]})"
-    order = _ORDERS.search(text)
-    return None if order is None else f"'{order.group(0)}'"
+    return f"'{pieces[0]}'"
+
+
+def instructs_model(text: str) -> str | None:
+    """What in ``text`` addresses the model instead of describing or answering: the
+    invisible characters (as code points) or the order, quoted; None when nothing does."""
+    pieces = model_orders(text)
+    return describe_orders(pieces) if pieces else None
 
 
 def _texts(tool: Mapping[str, Any]) -> Iterable[tuple[str, str]]:

@@ -27,6 +27,7 @@ __all__ = [
     "Snapshot",
     "destroyed",
     "differences",
+    "holds_text",
     "kept",
     "snapshot",
 ]
@@ -169,3 +170,30 @@ def _contains(new: object, old: object) -> bool:
             remaining.pop(match)
         return True
     return new == old
+
+
+#: Bytes of the workspace :func:`holds_text` reads at most (the first files in path order).
+SEARCHED_BYTES = 64 << 20
+
+
+def holds_text(root: Path, pieces: list[str]) -> bool:
+    """Whether every piece of text is found, as UTF-8, in some file under ``root``
+    (symlinks not followed; at most :data:`SEARCHED_BYTES` read): text a server relays
+    from its data is there, text it writes itself is not."""
+    wanted = {piece.encode("utf-8") for piece in pieces}
+    budget = SEARCHED_BYTES
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(folder) / name
+            try:
+                if not path.is_file() or path.is_symlink():
+                    continue
+                data = path.read_bytes()[:budget]
+            except OSError:
+                continue
+            budget -= len(data)
+            wanted = {piece for piece in wanted if piece not in data}
+            if not wanted or budget <= 0:
+                return not wanted
+    return not wanted
