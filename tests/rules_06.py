@@ -134,15 +134,57 @@ def _resource(
 
 _OTHERS = {"text", "preview", "title", "description", "body", "summary", "author", "file"}
 _OTHERS |= {"diff_hunk", "head", "base"}
-_LEAVES_OF = {
-    "文件内容": {"text", "preview"},
-    "PR 的标题和正文": {"description"},
-    "分支名": {"head", "base"},
-    "评论正文和代码片段": {"diff_hunk"},
+#: rule -> the leaves an answer breaking it takes for trusted although someone else wrote them
+_TRUSTED_BY_MISTAKE = {
+    "文件的行": {"text"},
+    "搜索预览": {"preview"},
+    "PR 的标题": {"title"},
+    "快照里的 PR 正文": {"description"},
+    "分支名": {"head"},
+    "目标分支名": {"base"},  # "branch names head and base": only head has a visible case
     "经过改写也不可信": {"summary"},
+    "代码片段": {"diff_hunk"},
     "评论所在的文件名": {"file"},
     "账号名": {"author"},
 }
+#: rule -> the leaves an answer breaking it distrusts although our tools, GitHub or the
+#: model's own arguments wrote them
+_DISTRUSTED_BY_MISTAKE = {
+    "id": {"comment_id"},
+    "计数": {"total_lines", "review_comments", "total", "total_matches", "files_searched"},
+    "coverage": {"coverage"},
+    "next_cursor": {"next_cursor"},  # "an opaque string could hold anything"
+    "has_more": {"has_more"},
+    "suggestion": {"suggestion", "reason"},  # "a sentence is text": but our tool wrote it
+    "read_only": {"read_only"},
+    "state": {"state"},
+    "created_at": {"created_at"},
+    "html_url": {"html_url"},  # "a URL is text"
+    "repository": {"repository"},  # "the repository's owner chose its name"
+    "pr": {"pr"},
+    "query": {"query"},  # "the model's query may be injected": but it is the model's own
+}
+_COMMENT_TOOLS = {
+    "github_pr_list_comments",
+    "github_pr_get_comment",
+    "github_pr_get_review_snapshot",
+}
+
+
+def _leaf(field: str) -> str:
+    return field.rsplit(".", 1)[-1].removesuffix("[]")
+
+
+def _by_leaf(field: str) -> bool:
+    """How a learner who judges by the field's name alone classifies a field never seen:
+    as the known fields with that leaf name are classified (untrusted if none is)."""
+    seen = {
+        library_is_untrusted(tool, known)
+        for tool, fields in RESULT_FIELDS.items()
+        for known in fields
+        if _leaf(known) == _leaf(field)
+    }
+    return seen != {False}
 
 
 def make_is_untrusted(flaw: str = "") -> Any:
@@ -150,11 +192,17 @@ def make_is_untrusted(flaw: str = "") -> Any:
 
     def is_untrusted(tool: str, field: str) -> bool:
         known = RESULT_FIELDS.get(tool)
-        if known is None and flaw == "不认识的工具":
-            return False
-        if field not in (known or ()):
-            return flaw != "不认识的字段" or known is None
-        leaf = field.rsplit(".", 1)[-1].removesuffix("[]")
+        if known is None:
+            if flaw == "不认识的工具":
+                return False
+            return _by_leaf(field) if flaw == "不认识的工具不看字段名" else True
+        if field not in known:
+            if flaw == "不认识的字段":
+                return False
+            return _by_leaf(field) if flaw == "不认识的字段不看字段名" else True
+        leaf = _leaf(field)
+        if flaw == "next_call 的其余部分" and "next_call" in field:
+            return True  # "our tool built the call from a found name": the whole call
         if leaf == "path":
             if flaw == "磁盘上找到的文件名" and field == "candidates[].path":
                 return False
@@ -163,11 +211,18 @@ def make_is_untrusted(flaw: str = "") -> Any:
             if flaw == "参数的回声可信":
                 return True
             return field.startswith("candidates[]")
-        if flaw == "我们的工具算出来的可信" and leaf in {"suggestion", "coverage", "reason"}:
-            return True  # "a sentence is text": but our tool wrote it
-        if flaw == "GitHub 计算的可信" and leaf.startswith("head"):
+        if flaw == "scope" and field == "scope":
+            return True  # search_files' scope taken for a found path
+        if flaw == "head_sha" and leaf.startswith("head"):
             return True  # head_sha taken for the branch name
-        return leaf in _OTHERS - _LEAVES_OF.get(flaw, set())
+        if leaf == "body":
+            if flaw == "PR 的正文" and tool == "github_pr_get":
+                return False  # "body" taken for a comment's body only
+            if flaw == "评论正文" and tool in _COMMENT_TOOLS:
+                return False  # "body" taken for the PR's body only
+        if leaf in _DISTRUSTED_BY_MISTAKE.get(flaw, set()):
+            return True
+        return leaf in _OTHERS - _TRUSTED_BY_MISTAKE.get(flaw, set())
 
     return is_untrusted
 

@@ -1648,6 +1648,17 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
+        Text(zh="还有没有后面的行", en="whether more lines follow"),
+        "read_lines",
+        "has_more",
+        False,
+        Text(
+            zh="has_more 是我们的工具比较行号和总行数得出的 true/false，没有别人的话。",
+            en="Our tool works out has_more (true/false) from the line numbers and the line "
+            "count; no one else's words are in it.",
+        ),
+    ),
+    _carrier(
         Text(zh="搜到的文件名", en="a file name the search found"),
         "search_files",
         "candidates[].path",
@@ -1687,6 +1698,17 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
+        Text(zh="回显的搜索词", en="the echoed search query"),
+        "search_files",
+        "query",
+        False,
+        Text(
+            zh="query 是模型自己给的搜索词原样带回，不是在文件里找到的文字。",
+            en="query is the model's own search words, echoed back as they are, not text "
+            "found in a file.",
+        ),
+    ),
+    _carrier(
         Text(zh="回显的搜索范围", en="the echoed search scope"),
         "search_files",
         "scope",
@@ -1703,6 +1725,17 @@ CARRIER_CASES: tuple[Case, ...] = (
         Text(
             zh="建议是我们的工具自己写的句子。",
             en="The suggestion is a sentence our tool wrote itself.",
+        ),
+    ),
+    _carrier(
+        Text(zh="回显的仓库名", en="the echoed repository"),
+        "github_pr_get",
+        "repository",
+        False,
+        Text(
+            zh="repository 是模型自己给的参数原样带回：是它要读的仓库，不是在结果里找到的名字。",
+            en="repository is the model's own argument echoed back: the repository it asked "
+            "to read, not a name found in the result.",
         ),
     ),
     _carrier(
@@ -1730,6 +1763,30 @@ CARRIER_CASES: tuple[Case, ...] = (
         Text(
             zh="分支名由 PR 作者起，可以是任意一句话。",
             en="The PR's author names the branch, and the name can be any sentence.",
+        ),
+    ),
+    _carrier(
+        Text(zh="目标分支名", en="the target branch name"),
+        "github_pr_get",
+        "base",
+        True,
+        Text(
+            zh="base 和 head 一样是分支名：分支由创建它的人起名，不是用户也不是我们的程序，"
+            "名字可以是任意一句话。",
+            en="base is a branch name just like head: whoever created the branch named it, "
+            "neither the user nor our program, and the name can be any sentence.",
+        ),
+    ),
+    _carrier(
+        Text(zh="PR 正文", en="PR body"),
+        "github_pr_get",
+        "body",
+        True,
+        Text(
+            zh="github_pr_get 的 body 是 PR 的正文，由 PR 作者填写"
+            "（快照里同一段文字叫 description）。",
+            en="github_pr_get's body is the PR's body, filled in by the PR's author (the "
+            "snapshot calls the same text description).",
         ),
     ),
     _carrier(
@@ -1788,6 +1845,16 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
+        Text(zh="回显的 PR 编号", en="the echoed PR number"),
+        "github_pr_get_comment",
+        "pr",
+        False,
+        Text(
+            zh="pr 是模型自己给的参数原样带回。",
+            en="pr is the model's own argument, echoed back as it is.",
+        ),
+    ),
+    _carrier(
         Text(zh="评论全文", en="a comment's full text"),
         "github_pr_get_comment",
         "body",
@@ -1802,6 +1869,17 @@ CARRIER_CASES: tuple[Case, ...] = (
         Text(
             zh="diff 里的代码和注释是 PR 作者写的。",
             en="The code and comments in the diff were written by the PR's author.",
+        ),
+    ),
+    _carrier(
+        Text(zh="评论的网页地址", en="the comment's web address"),
+        "github_pr_get_comment",
+        "html_url",
+        False,
+        Text(
+            zh="html_url 由 GitHub 按仓库、PR 和评论 id 生成，不是谁输入的文字。",
+            en="GitHub builds html_url from the repository, the PR and the comment's id; "
+            "no one types it.",
         ),
     ),
     _carrier(
@@ -1881,6 +1959,22 @@ CARRIER_CASES: tuple[Case, ...] = (
         ),
     ),
     _carrier(
+        Text(
+            zh="没登记的工具，字段名看着可信",
+            en="an undeclared tool, a field name that looks trusted",
+        ),
+        "github_pr_list_reviews",
+        "state",
+        True,
+        Text(
+            zh="这个工具没分类过，就不知道它的 state 是谁写的：不要按字段名套用别的工具的分类，"
+            "没分类过的一律不可信。",
+            en="This tool has never been classified, so no one knows who wrote its state: do "
+            "not borrow another tool's classification by the field's name; anything never "
+            "classified is untrusted.",
+        ),
+    ),
+    _carrier(
         Text(zh="没见过的字段", en="a field never seen"),
         "read_lines",
         "encoding",
@@ -1890,58 +1984,104 @@ CARRIER_CASES: tuple[Case, ...] = (
             en="A field that is not in the table is treated as the worst case too: untrusted.",
         ),
     ),
+    _carrier(
+        Text(
+            zh="没见过的字段，名字看着可信",
+            en="a field never seen, with a name that looks trusted",
+        ),
+        "github_pr_get",
+        "html_url",
+        True,
+        Text(
+            zh="github_pr_get 的结果里没有 html_url（RESULT_FIELDS 没列它）：别的工具有同名字段"
+            "不等于这里分类过，按不可信处理。",
+            en="github_pr_get's result has no html_url (RESULT_FIELDS does not list it): "
+            "another tool's field of the same name does not classify this one, so it is "
+            "untrusted.",
+        ),
+    ),
 )
 
 
-#: Every rule exercise 2's task text states, the visible case that fails an answer breaking
-#: only that rule, and what :func:`carrier_hidden_cases` varies for it.
+#: Every rule exercise 2's task text states, one row per field kind it names, the visible
+#: case that fails an answer breaking only that rule, and what :func:`carrier_hidden_cases`
+#: varies for it. The solution prints it in three parts: :data:`IS_UNTRUSTED_RULES` ``[:14]``
+#: the untrusted fields, ``[14:26]`` what our tools and GitHub compute, ``[26:]`` the echoes
+#: and what was never classified.
 IS_UNTRUSTED_RULES: tuple[Rule, ...] = (
+    # -- untrusted: text someone else chose
     Rule(
-        Text(zh="文件内容", en="file contents"),
+        Text(zh="文件的行", en="a file's lines"),
         Text(
-            zh="文件的行、搜索预览不可信。", en="A file's lines and a search preview are untrusted."
+            zh="文件的行（lines[].text）不可信。", en="A file's lines (lines[].text) are untrusted."
         ),
         case_named(CARRIER_CASES, "文件的一行"),
-        Text(
-            zh="read_lines 的 lines[].text、search_files 的预览。",
-            en="read_lines' lines[].text, search_files' previews.",
-        ),
+        Text(zh="read_lines 的 lines[].text。", en="read_lines' lines[].text."),
     ),
     Rule(
-        Text(zh="PR 的标题和正文", en="a PR's title and body"),
+        Text(zh="搜索预览", en="search previews"),
         Text(
-            zh="PR 的标题和正文不可信（review snapshot 里正文叫 description）。",
-            en="A PR's title and body are untrusted (in the review snapshot the body "
-            "is called description).",
+            zh="搜索预览（preview）就是文件内容，不可信。",
+            en="A search preview (preview) is the file's contents: untrusted.",
+        ),
+        case_named(CARRIER_CASES, "匹配行预览"),
+        Text(zh="search_files 的 candidates[].preview。", en="search_files' candidates[].preview."),
+    ),
+    Rule(
+        Text(zh="PR 的标题", en="a PR's title"),
+        Text(zh="PR 的标题（title）不可信。", en="A PR's title (title) is untrusted."),
+        case_named(CARRIER_CASES, "PR 标题"),
+        Text(zh="github_pr_get 和快照的 title。", en="title of github_pr_get and of the snapshot."),
+    ),
+    Rule(
+        Text(zh="PR 的正文", en="a PR's body"),
+        Text(
+            zh="PR 的正文不可信，github_pr_get 里叫 body。",
+            en="A PR's body is untrusted; github_pr_get calls it body.",
+        ),
+        case_named(CARRIER_CASES, "PR 正文"),
+        Text(zh="github_pr_get 的 body。", en="github_pr_get's body."),
+    ),
+    Rule(
+        Text(zh="快照里的 PR 正文", en="the PR body in the snapshot"),
+        Text(
+            zh="review snapshot 里 PR 的正文叫 description，同样不可信。",
+            en="The review snapshot calls the PR's body description: untrusted as well.",
         ),
         case_named(CARRIER_CASES, "快照里的 PR 正文（description）"),
-        Text(
-            zh="github_pr_get 的 title、body，快照的 title、description。",
-            en="github_pr_get's title and body, the snapshot's title and description.",
-        ),
+        Text(zh="快照的 description。", en="the snapshot's description."),
     ),
     Rule(
         Text(zh="分支名", en="branch names"),
-        Text(zh="分支名不可信。", en="Branch names are untrusted."),
+        Text(zh="PR 的分支名（head）不可信。", en="The PR's branch name (head) is untrusted."),
         case_named(CARRIER_CASES, "分支名"),
-        Text(zh="github_pr_get 的 head 和 base。", en="github_pr_get's head and base."),
+        Text(
+            zh="github_pr_get 的 head（快照的 head_sha 不是分支名）。",
+            en="github_pr_get's head (the snapshot's head_sha is not a branch name).",
+        ),
     ),
     Rule(
-        Text(zh="评论正文和代码片段", en="comment bodies and code snippets"),
+        Text(zh="目标分支名", en="the target branch name"),
         Text(
-            zh="评论正文和代码片段（diff_hunk）不可信。",
-            en="Comment bodies and code snippets (diff_hunk) are untrusted.",
+            zh="目标分支名（base）也是分支名，不可信。",
+            en="The target branch name (base) is a branch name too: untrusted.",
         ),
-        case_named(CARRIER_CASES, "评论的代码片段"),
+        case_named(CARRIER_CASES, "目标分支名"),
+        Text(zh="github_pr_get 的 base。", en="github_pr_get's base."),
+    ),
+    Rule(
+        Text(zh="评论正文", en="comment bodies"),
+        Text(zh="评论正文（body）不可信。", en="A comment's body (body) is untrusted."),
+        case_named(CARRIER_CASES, "评论全文"),
         Text(
-            zh="各评论工具的 body、diff_hunk、comments[].body。",
-            en="body, diff_hunk and comments[].body of each comment tool.",
+            zh="单条评论的 body，列表和快照里的 comments[].body。",
+            en="body of a single comment, comments[].body in the list and the snapshot.",
         ),
     ),
     Rule(
         Text(zh="经过改写也不可信", en="untrusted even when reworded"),
         Text(
-            zh="别人选的文字即使经过我们的工具改写也不可信（摘要里引用的是评论者的话）。",
+            zh="别人选的文字即使经过我们的工具改写也不可信（摘要引用的是评论者的话）。",
             en="Text someone else chose is untrusted even after our tool has reworded "
             "it (a summary quotes the commenter's words).",
         ),
@@ -1950,6 +2090,15 @@ IS_UNTRUSTED_RULES: tuple[Rule, ...] = (
             zh="各评论工具的 summary、comments[].summary。",
             en="summary and comments[].summary of each comment tool.",
         ),
+    ),
+    Rule(
+        Text(zh="代码片段", en="code snippets"),
+        Text(
+            zh="评论的代码片段（diff_hunk）不可信。",
+            en="A comment's code snippet (diff_hunk) is untrusted.",
+        ),
+        case_named(CARRIER_CASES, "评论的代码片段"),
+        Text(zh="github_pr_get_comment 的 diff_hunk。", en="github_pr_get_comment's diff_hunk."),
     ),
     Rule(
         Text(zh="评论所在的文件名", en="the name of a comment's file"),
@@ -1988,53 +2137,181 @@ IS_UNTRUSTED_RULES: tuple[Rule, ...] = (
         ),
         case_named(CARRIER_CASES, "下一步调用里的文件名"),
         Text(
-            zh="next_call 的 arguments.path 和其余字段。",
-            en="next_call's arguments.path and its other fields.",
+            zh="candidates[].next_call.arguments.path。",
+            en="candidates[].next_call.arguments.path.",
+        ),
+    ),
+    # -- trusted: what our tools compute
+    Rule(
+        Text(zh="next_call 的其余部分", en="the rest of next_call"),
+        Text(
+            zh="next_call 里除了那个文件名，都是我们的工具写的，可信。",
+            en="Everything in next_call but that file name is written by our tool: trusted.",
+        ),
+        case_named(CARRIER_CASES, "下一步调用的工具名"),
+        Text(
+            zh="next_call 的 name、arguments.start、arguments.count。",
+            en="next_call's name, arguments.start, arguments.count.",
         ),
     ),
     Rule(
-        Text(zh="我们的工具算出来的可信", en="what our tools compute is trusted"),
+        Text(zh="id", en="ids"),
+        Text(zh="我们的工具给出的 id 可信。", en="The ids our tools give are trusted."),
+        case_named(CARRIER_CASES, "评论 id"),
         Text(
-            zh="我们的工具算出来的可信（id、计数、coverage、next_cursor、has_more……）。",
-            en="What our tools compute is trusted (ids, counts, coverage, next_cursor, has_more…).",
+            zh="各评论工具的 comment_id，details 里的 comment_id。",
+            en="comment_id of each comment tool, the comment_id in details.",
+        ),
+    ),
+    Rule(
+        Text(zh="计数", en="counts"),
+        Text(zh="计数可信。", en="Counts are trusted."),
+        case_named(CARRIER_CASES, "评论数"),
+        Text(
+            zh="total_lines、review_comments、total、total_matches、files_searched、"
+            "comments_read、pages_read。",
+            en="total_lines, review_comments, total, total_matches, files_searched, "
+            "comments_read, pages_read.",
+        ),
+    ),
+    Rule(
+        Text(zh="coverage", en="coverage"),
+        Text(zh="coverage 可信。", en="coverage is trusted."),
+        case_named(CARRIER_CASES, "覆盖情况"),
+        Text(
+            zh="列表的 coverage、快照的 scope.coverage。",
+            en="the list's coverage, the snapshot's scope.coverage.",
+        ),
+    ),
+    Rule(
+        Text(zh="next_cursor", en="next_cursor"),
+        Text(zh="next_cursor 可信。", en="next_cursor is trusted."),
+        case_named(CARRIER_CASES, "翻页游标"),
+        Text(
+            zh="列表的 next_cursor、快照的 scope.next_cursor。",
+            en="the list's next_cursor, the snapshot's scope.next_cursor.",
+        ),
+    ),
+    Rule(
+        Text(zh="has_more", en="has_more"),
+        Text(zh="has_more 可信。", en="has_more is trusted."),
+        case_named(CARRIER_CASES, "还有没有后面的行"),
+        Text(zh="read_lines 的 has_more。", en="read_lines' has_more."),
+    ),
+    Rule(
+        Text(zh="suggestion", en="suggestion"),
+        Text(
+            zh="我们的工具自己写的句子（suggestion）可信。",
+            en="A sentence our tool wrote itself (suggestion) is trusted.",
         ),
         case_named(CARRIER_CASES, "工具自己的建议"),
         Text(
-            zh="各工具的计数、游标、覆盖情况、suggestion、read_only。",
-            en="Each tool's counts, cursors, coverage, suggestion, read_only.",
+            zh="search_files 的 suggestion、快照的 scope.reason。",
+            en="search_files' suggestion, the snapshot's scope.reason.",
         ),
     ),
     Rule(
-        Text(zh="GitHub 计算的可信", en="what GitHub computes is trusted"),
+        Text(zh="read_only", en="read_only"),
+        Text(zh="read_only 可信。", en="read_only is trusted."),
+        case_named(CARRIER_CASES, "快照的 read_only"),
+        Text(zh="快照的 read_only。", en="the snapshot's read_only."),
+    ),
+    # -- trusted: what GitHub computes
+    Rule(
+        Text(zh="state", en="state"),
+        Text(zh="GitHub 给出的 state 可信。", en="The state GitHub gives is trusted."),
+        case_named(CARRIER_CASES, "PR 状态"),
+        Text(zh="github_pr_get 和快照的 state。", en="state of github_pr_get and of the snapshot."),
+    ),
+    Rule(
+        Text(zh="created_at", en="created_at"),
+        Text(zh="GitHub 记录的 created_at 可信。", en="The created_at GitHub records is trusted."),
+        case_named(CARRIER_CASES, "对话评论的时间"),
         Text(
-            zh="GitHub 计算而不是人输入的可信（state、created_at、head_sha、html_url）。",
-            en="What GitHub computes rather than a person types is trusted (state, "
-            "created_at, head_sha, html_url).",
-        ),
-        case_named(CARRIER_CASES, "提交哈希"),
-        Text(
-            zh="state、created_at、head_sha、html_url、in_reply_to_id。",
-            en="state, created_at, head_sha, html_url, in_reply_to_id.",
+            zh="各工具的 created_at、comments[].created_at。",
+            en="created_at and comments[].created_at of each tool.",
         ),
     ),
+    Rule(
+        Text(zh="head_sha", en="head_sha"),
+        Text(
+            zh="git 算出的 head_sha 可信（它不是分支名 head）。",
+            en="The head_sha git computes is trusted (it is not the branch name head).",
+        ),
+        case_named(CARRIER_CASES, "提交哈希"),
+        Text(zh="快照的 head_sha。", en="the snapshot's head_sha."),
+    ),
+    Rule(
+        Text(zh="html_url", en="html_url"),
+        Text(zh="GitHub 生成的 html_url 可信。", en="The html_url GitHub builds is trusted."),
+        case_named(CARRIER_CASES, "评论的网页地址"),
+        Text(zh="github_pr_get_comment 的 html_url。", en="github_pr_get_comment's html_url."),
+    ),
+    # -- trusted: echoes of the model's own arguments
     Rule(
         Text(zh="参数的回声可信", en="echoes of the arguments are trusted"),
         Text(
-            zh="模型自己参数的回声可信（read_lines 的 path、repository、pr、query）。",
-            en="Echoes of the model's own arguments are trusted (read_lines' path, "
-            "repository, pr, query).",
+            zh="read_lines 的 path 回显模型要的名字，可信（搜到的 candidates[].path 不是回声）。",
+            en="read_lines' path echoes the name the model asked for: trusted (the "
+            "candidates[].path a search found is not).",
         ),
         case_named(CARRIER_CASES, "回显的路径"),
+        Text(zh="read_lines 的 path。", en="read_lines' path."),
+    ),
+    Rule(
+        Text(zh="repository", en="repository"),
+        Text(zh="repository 是回声，可信。", en="repository is an echo: trusted."),
+        case_named(CARRIER_CASES, "回显的仓库名"),
         Text(
-            zh="各工具的 path、repository、pr、query、scope。",
-            en="Each tool's path, repository, pr, query, scope.",
+            zh="各 GitHub 工具的 repository，也在 scope、comments_tool、details 里。",
+            en="repository of each GitHub tool, and in scope, comments_tool and details.",
         ),
     ),
+    Rule(
+        Text(zh="pr", en="pr"),
+        Text(zh="pr 是回声，可信。", en="pr is an echo: trusted."),
+        case_named(CARRIER_CASES, "回显的 PR 编号"),
+        Text(
+            zh="各 GitHub 工具的 pr，也在 scope、comments_tool、details 里。",
+            en="pr of each GitHub tool, and in scope, comments_tool and details.",
+        ),
+    ),
+    Rule(
+        Text(zh="query", en="query"),
+        Text(
+            zh="search_files 的 query 是回声，可信。", en="search_files' query is an echo: trusted."
+        ),
+        case_named(CARRIER_CASES, "回显的搜索词"),
+        Text(zh="search_files 的 query。", en="search_files' query."),
+    ),
+    Rule(
+        Text(zh="scope", en="scope"),
+        Text(
+            zh="search_files 的 scope 回显 path 参数，可信。",
+            en="search_files' scope echoes its path argument: trusted.",
+        ),
+        case_named(CARRIER_CASES, "回显的搜索范围"),
+        Text(zh="search_files 的 scope。", en="search_files' scope."),
+    ),
+    # -- never classified
     Rule(
         Text(zh="不认识的工具", en="an unknown tool"),
         Text(zh="不认识的工具：当作不可信。", en="An unknown tool: treat it as untrusted."),
         case_named(CARRIER_CASES, "没登记的工具"),
         Text(zh="github_pr_list_reviews、http_send。", en="github_pr_list_reviews, http_send."),
+    ),
+    Rule(
+        Text(zh="不认识的工具不看字段名", en="an unknown tool, whatever the field's name"),
+        Text(
+            zh="不认识的工具的字段，名字和别处可信的字段一样也不可信。",
+            en="A field of an unknown tool is untrusted even when a trusted field elsewhere "
+            "has its name.",
+        ),
+        case_named(CARRIER_CASES, "没登记的工具，字段名看着可信"),
+        Text(
+            zh="github_pr_list_reviews、http_send 的 state、created_at、comment_id。",
+            en="state, created_at, comment_id of github_pr_list_reviews and http_send.",
+        ),
     ),
     Rule(
         Text(zh="不认识的字段", en="an unknown field"),
@@ -2045,14 +2322,36 @@ IS_UNTRUSTED_RULES: tuple[Rule, ...] = (
             en="Fields of known tools that RESULT_FIELDS does not list.",
         ),
     ),
+    Rule(
+        Text(zh="不认识的字段不看字段名", en="an unknown field, whatever its name"),
+        Text(
+            zh="已知工具没列出的字段，名字和别处可信的字段一样也不可信。",
+            en="A field a known tool does not list is untrusted even when a trusted field "
+            "elsewhere has its name.",
+        ),
+        case_named(CARRIER_CASES, "没见过的字段，名字看着可信"),
+        Text(
+            zh="列表的 comments[].html_url、单条评论的 head_sha 等。",
+            en="the list's comments[].html_url, a single comment's head_sha, and others.",
+        ),
+    ),
 )
 
 
 def carrier_hidden_cases() -> tuple[Case, ...]:
     """Every (tool, field) pair of :data:`RESULT_FIELDS`, plus a few unknown tools and
-    fields; expected: :func:`library_is_untrusted`. Exhaustive rather than sampled."""
+    fields (some named like a trusted field of another tool: never classified, so still
+    untrusted); expected: :func:`library_is_untrusted`. Exhaustive rather than sampled."""
     pairs = [(tool, field) for tool, fields in RESULT_FIELDS.items() for field in fields]
     pairs += [("github_pr_list_reviews", "body"), ("http_send", "status"), ("search_files", "x")]
+    # never classified, though a trusted field of a known tool has the same name
+    pairs += [
+        ("github_pr_list_reviews", "reviews[].state"),
+        ("github_pr_list_reviews", "reviews[].comment_id"),
+        ("http_send", "created_at"),
+        ("github_pr_list_comments", "comments[].html_url"),
+        ("github_pr_get_comment", "head_sha"),
+    ]
     return tuple(
         Case(
             Text(zh=f"{tool} 的 {field}", en=f"{field} of {tool}"),
