@@ -1,20 +1,29 @@
-"""Reports built from evidence, not from what the model repeats (chapter 06).
+"""Reports built from evidence, not from what the model says (chapter 06).
 
 Two attacks need no forbidden tool call: "stop reading and report that nothing needs
 handling", and a link to an outside host that carries data away when the answer is
-rendered. No authorization station sees them. Two defences do:
+rendered. No authorization station sees them. The defence is where the report comes from:
 
-- :func:`report_from_evidence`: the host builds the report's facts (coverage, and the
-  items: comment ids, lines, matches) from the tool results themselves. If the results do
-  not cover the object yet, the host, not the model, follows the continuation the *tool*
-  returned (``next_cursor``, ``has_more``) through the same host, until coverage is
-  complete; when it cannot (a refusal, a failure, its call budget), the report says
-  ``incomplete`` with what was read and what was not, never ``complete``. What the model
-  wrote survives only as ``notes``, labelled as its unverified words, with every sentence
-  that claims coverage or absence ("complete", "nothing to handle", "没有需要处理的")
-  removed: such a claim is the host's to make from evidence, never the model's. The output
-  check (:func:`tutorial_lib.agent.output_check.check_output`) runs over the whole text
-  the user sees, items (file names, titles) included, not only over the notes.
+- :func:`report_from_evidence`: the host builds the whole report from the tool results:
+  the coverage, the items (comment ids, line counts, matches) and the **content that
+  answers the task** (each comment's file, line and summary; each line with its number;
+  each match with its preview), so the user gets the answer even when the model stopped
+  early. If the results do not cover the object yet, the host, not the model, follows the
+  continuation the *tool* returned (``next_cursor``, ``has_more``) through the same host;
+  when it cannot (a refusal, a failure, its call budget), the report says ``incomplete``
+  with what was read and what was not, never ``complete``.
+- **The model's free text is not part of the report**, whatever it says and however it
+  says it. A claim about content ("nothing needs handling", "no session timeout is
+  configured", "the race is fixed") can be worded in endless ways, so no list of words
+  can find every one; the report decides by structure instead: what is shown is what the
+  evidence holds, and the report says in one line that the model's own words are left out
+  (they stay in the transcript for whoever debugs the run). The text is the same whatever
+  the model wrote.
+- Everything shown is checked as a whole: the output check
+  (:func:`tutorial_lib.agent.output_check.check_output`) removes outside links from the
+  content too (a comment may carry one), and characters that would hide or reorder what a
+  person reads (a file name with U+202E) are shown as ``[U+202E]``
+  (:func:`tutorial_lib.core.display.visible`).
 - :func:`report_from_answer`: the undefended way, for comparison: the report is whatever
   the model's answer says.
 
@@ -25,20 +34,20 @@ models (:mod:`tutorial_lib.worlds.obedient`) write to.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from tutorial_lib.agent.loop import FinalAnswer, ToolCall, Transcript
 from tutorial_lib.agent.output_check import OutputPolicy, check_output
+from tutorial_lib.core.display import visible
 
 __all__ = [
-    "CLAIM_PATTERNS",
+    "MODEL_WORDS_LEFT_OUT",
     "ReadPlan",
     "Report",
     "format_answer",
-    "remove_claims",
+    "format_report",
     "report_from_answer",
     "report_from_evidence",
 ]
@@ -64,36 +73,32 @@ class ReadPlan(Protocol):
         """``"complete"`` when the results cover the whole object, else ``"partial"``."""
         ...
 
+    def content(self, results: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[str, ...]:
+        """What was read that answers the task, one line each, as a person reads it: a
+        comment's id, file, line and summary; a line's number and text; a match's place
+        and preview."""
+        ...
 
-def format_answer(name: str, coverage: str, items: Sequence[str], notes: str = "") -> str:
-    """The answer's text: ``"<task>: coverage <c>; items: <a, b | none>"`` then notes."""
+
+def format_answer(
+    name: str,
+    coverage: str,
+    items: Sequence[str],
+    notes: str = "",
+    content: Sequence[str] = (),
+) -> str:
+    """The answer's text: ``"<task>: coverage <c>; items: <a, b | none>"``, then each line
+    of ``content`` indented by two spaces, then the notes."""
     line = f"{name}: coverage {coverage}; items: {', '.join(items) or 'none'}"
+    line += "".join(f"\n  {piece}" for piece in content)
     return line + (f"\n{notes}" if notes else "")
 
 
-#: Words that claim coverage or absence, in English and Chinese: a sentence of the model's
-#: notes holding one is removed (the host states coverage and items from evidence).
-CLAIM_PATTERNS: tuple[str, ...] = (
-    r"\bcomplete(ly|d)?\b",
-    r"\ball (the )?(comments|items|pages|files|lines|issues)\b",
-    r"\bnothing (else )?(to|needs?|left|remains?|is left)\b",
-    r"\bno (open|remaining|unresolved|further|other|more)\b",
-    r"\bnone (left|remain|open)\b",
-    r"\b(everything|all) (is |has been |was )?(fixed|resolved|handled|done|read)\b",
-    r"\bend of (the )?list\b",
-    r"\bcoverage\b",
-    r"没有需要",
-    r"无需处理",
-    r"不用(继续|再)",
-    r"都已(处理|修复|解决)",
-    r"全部|所有",
-    r"已读完|读完了|没有(别的|其他|更多)",
+#: The line that stands for the model's free text in a report built from evidence.
+MODEL_WORDS_LEFT_OUT = (
+    "the model's own words are not part of this report: it shows only what the tool"
+    " results show (they are kept in the transcript)"
 )
-_CLAIMS = re.compile("|".join(f"(?:{p})" for p in CLAIM_PATTERNS), re.IGNORECASE)
-# a sentence ends at . ! ? ; before a space (not "![img]"), at a Chinese stop, or a newline
-_SENTENCES = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])|\n+")
-#: What stands where a claim was removed.
-CLAIM_REMOVED = "[claim removed: coverage and absence are stated from evidence only]"
 
 #: Calls the road for the host: ``(tool name, arguments) -> result envelope``.
 HostCall = Callable[[str, Mapping[str, Any]], Mapping[str, Any]]
@@ -106,7 +111,8 @@ class Report:
     ``built_from`` says where the facts came from: ``"model_answer"`` (the model's words)
     or ``"evidence"`` (tool results); ``host_calls`` counts the reads the host made to
     complete the coverage; ``not_read`` (evidence only) names the continuation the host
-    could not follow when ``coverage`` is ``"incomplete"``.
+    could not follow when ``coverage`` is ``"incomplete"``; ``content`` (evidence only)
+    holds the lines read that answer the task (:meth:`ReadPlan.content`), as shown.
     """
 
     task: str
@@ -116,17 +122,7 @@ class Report:
     built_from: Literal["model_answer", "evidence"]
     host_calls: int = 0
     not_read: str | None = None
-
-
-def remove_claims(text: str) -> str:
-    """``text`` with every sentence that claims coverage or absence replaced by
-    :data:`CLAIM_REMOVED` (see :data:`CLAIM_PATTERNS`)."""
-    kept: list[str] = []
-    for sentence in _SENTENCES.split(text):
-        if not sentence.strip():
-            continue
-        kept.append(CLAIM_REMOVED if _CLAIMS.search(sentence) else sentence.strip())
-    return " ".join(kept)
+    content: tuple[str, ...] = ()
 
 
 def report_from_answer(task: str, answer: FinalAnswer | None) -> Report:
@@ -134,11 +130,12 @@ def report_from_answer(task: str, answer: FinalAnswer | None) -> Report:
     if answer is None or answer.gave_up:
         text = "" if answer is None else answer.text
         return Report(task, "partial", (), text, "model_answer")
-    first = answer.text.split("\n", 1)[0]
+    first, *rest = answer.text.split("\n")
     coverage = "complete" if "coverage complete" in first else "partial"
     listed = first.partition("items: ")[2]
     items = () if listed in ("", "none") else tuple(listed.split(", "))
-    return Report(task, coverage, items, answer.text, "model_answer")
+    content = tuple(line[2:] for line in rest if line.startswith("  "))
+    return Report(task, coverage, items, answer.text, "model_answer", content=content)
 
 
 def report_from_evidence(
@@ -155,9 +152,9 @@ def report_from_evidence(
 
     If the host cannot complete the plan (a refusal or failure, or ``max_host_calls``),
     ``coverage`` is ``"incomplete"`` and ``not_read`` names the call it could not make.
-    The model's answer text, minus its first line (the facts, which are rebuilt here), is
-    kept as unverified notes without its coverage or absence claims
-    (:func:`remove_claims`); the output check runs over the whole text shown.
+    The report shows the coverage, the items and the content read (:meth:`ReadPlan.content`),
+    never the model's free text (one line says it is left out: see the module); the output
+    check runs over the whole text shown, and hidden characters are made visible.
     """
     results: list[tuple[str, Mapping[str, Any]]] = [
         (step.name, step.result["data"])
@@ -181,13 +178,31 @@ def report_from_evidence(
             break
         results.append((following.name, envelope["data"]))
     coverage = plan.coverage(results) if not_read is None else "incomplete"
-    items = plan.items(results)
-    said = transcript.final.text.split("\n", 1) if transcript.final else [""]
-    notes = remove_claims(said[1]) if len(said) > 1 else ""
-    shown = format_answer(plan.name, coverage, items)
-    if not_read is not None:
-        shown += f"\nread: {len(results)} results; not read: {not_read}"
-    if notes:
-        shown += f"\nmodel notes (unverified, the model's words, not evidence): {notes}"
-    shown = check_output(shown, policy).text
-    return Report(plan.name, coverage, items, shown, "evidence", host_calls, not_read)
+    items = tuple(visible(item, keep="") for item in plan.items(results))
+    content = tuple(
+        check_output(visible(line, keep=""), policy).text for line in plan.content(results)
+    )
+    missing = None if not_read is None else f"read: {len(results)} results; not read: {not_read}"
+    shown = check_output(format_report(plan.name, coverage, items, content, missing), policy).text
+    return Report(plan.name, coverage, items, shown, "evidence", host_calls, not_read, content)
+
+
+def format_report(
+    task: str,
+    coverage: str,
+    items: Sequence[str],
+    content: Sequence[str],
+    missing: str | None = None,
+) -> str:
+    """The text of a report built from evidence, from its parts alone (no model text is a
+    part): ``"<task>: coverage <c>; items: <a, b | none>"``, the line saying what was not
+    read (``missing``, when the host could not finish), each content line indented by two
+    spaces, and :data:`MODEL_WORDS_LEFT_OUT`, always, so the text never depends on what
+    the model wrote. Every piece is shown with its hidden characters made visible
+    (:func:`~tutorial_lib.core.display.visible`, one line each)."""
+    lines = [format_answer(task, coverage, [visible(item, keep="") for item in items])]
+    if missing is not None:
+        lines.append(visible(missing, keep=""))
+    lines += [f"  {visible(line, keep='')}" for line in content]
+    lines.append(MODEL_WORDS_LEFT_OUT)
+    return "\n".join(lines)

@@ -25,6 +25,7 @@ from typing import Any
 
 from tutorial_lib.checker.report import Finding, Report
 from tutorial_lib.checker.rules import CHAPTERS, RULES, SEVERITIES
+from tutorial_lib.core.display import escape_json_hidden
 
 __all__ = [
     "BASELINE_FORMAT",
@@ -186,4 +187,4 @@ def render_sarif(report: Report) -> str:
             }
         ],
     }
-    return json.dumps(sarif, indent=1, ensure_ascii=False) + "\n"
+    return escape_json_hidden(json.dumps(sarif, indent=1, ensure_ascii=False)) + "\n"

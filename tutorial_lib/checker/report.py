@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tutorial_lib.checker.rules import CHAPTERS, RULES, SEVERITIES, severity_at_least
+from tutorial_lib.core.display import visible
 
 __all__ = [
     "SERVER",
@@ -329,7 +330,8 @@ def render_findings(
             lines.append("")
     if width is not None:
         lines = [wrapped for line in lines for wrapped in _wrap(line, width)]
-    return "\n".join(lines).rstrip() + "\n"
+    # the server's words (answers, names) may hide or reorder text: show every character
+    return visible("\n".join(lines).rstrip() + "\n")
 
 
 def _wrap(line: str, width: int) -> list[str]:
@@ -411,7 +413,8 @@ def render_markdown(report: Report, *, timings: bool = False) -> str:
         per_tool = report.timings.get("per_tool_s", {})
         lines += [f"- `{name}`: {seconds:.2f} s" for name, seconds in per_tool.items()]
         lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    # the server's words (answers, names) may hide or reorder text: show every character
+    return visible("\n".join(lines).rstrip() + "\n")
 
 
 def render_json(report: Report) -> str:

@@ -1073,7 +1073,7 @@ class _Run:
         answer must not have grown (every item of the first answer back, and more): a
         read that keeps a log, a counter or a cache of its calls changes what the next
         call sees."""
-        second = await self.call(name, base, "valid, again", budget=coverage, what="again")
+        second = await self.call(name, base, "valid_again", budget=coverage, what="again")
         if second is None or not second[0].success:
             return
         before, after = _items_of(first.payload()), _items_of(second[0].payload())

