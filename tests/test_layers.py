@@ -599,3 +599,38 @@ def test_a_core_module_that_loads_a_heavy_library_or_another_layer_is_caught(
         "tutorial_lib.course",
         "tutorial_lib.course.table",
     ]
+
+
+def _public_exceptions() -> list[tuple[str, str, list[str]]]:
+    """(module, class, base names) of every public exception class the library defines,
+    read from the source (no import: the emulator and the UI stay unloaded)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = path.relative_to(PACKAGE.parent).with_suffix("").as_posix().replace("/", ".")
+        module = module.removesuffix(".__init__")
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.ClassDef) or node.name.startswith("_"):
+                continue
+            bases = [ast.unparse(base) for base in node.bases]
+            if any(re.search(r"(Error|Exception|Mismatch|Missing|Unavailable|Stop)$", b)
+                   for b in bases) or re.search(r"(Error|Exception)$", node.name):  # fmt: skip
+                found.append((module, node.name, bases))
+    return found
+
+
+def test_every_public_exception_but_the_emulators_has_the_one_root() -> None:
+    """One root for what the library raises on purpose (issue 37): every public exception
+    class outside the emulator (which stands for the outside world) derives from
+    TutorialLibError, directly or through another of the library's exceptions."""
+    import tutorial_lib.core.contracts as contracts
+
+    found = _public_exceptions()
+    assert len(found) >= 10  # the scan sees them
+    outside = []
+    for module, name, _bases in found:
+        if module.startswith("tutorial_lib.emulator"):
+            continue
+        cls = getattr(__import__(module, fromlist=[name]), name)
+        if not issubclass(cls, contracts.TutorialLibError):
+            outside.append(f"{module}.{name}")
+    assert outside == []

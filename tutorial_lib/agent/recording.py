@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from tutorial_lib.agent.loop import FinalAnswer, Model, ToolCall, Transcript
+from tutorial_lib.core.contracts import TutorialLibError
 
 __all__ = [
     "RECORD_KINDS",
@@ -424,7 +425,7 @@ class RecordingModel:
         return action
 
 
-class ReplayMismatch(Exception):
+class ReplayMismatch(TutorialLibError):
     """A replay found the world answering otherwise than when the run was recorded.
 
     Attributes: ``run_id``; ``step`` (the step concerned); ``what`` (``"result"``,

@@ -43,6 +43,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from pydantic import PrivateAttr, ValidationError
 
+from tutorial_lib.core.contracts import TutorialLibError
+
 __all__ = ["Answer", "AnswerKind", "Connection", "ServerUnavailable"]
 
 AnswerKind = Literal[
@@ -53,7 +55,7 @@ AnswerKind = Literal[
 STDERR_TAIL_CHARS = 1500
 
 
-class ServerUnavailable(Exception):
+class ServerUnavailable(TutorialLibError):
     """The server could not be started, or does not speak MCP (the checker's exit 2)."""
 
 

@@ -242,8 +242,14 @@ class TutorialLibError(Exception):
 
     ``except TutorialLibError`` catches them all: a :class:`ContractError` (a value the
     road turns into a failure envelope), a bug the road found (``RoadBug`` in
-    :mod:`tutorial_lib.core.road`), a front end's misuse of a confirmation flow
-    (``ConfirmationError``), an export that would lose meaning (``ExportError``).
+    :mod:`tutorial_lib.core.road`), a host built wrongly (``HostConfigError``), a front
+    end's misuse of a confirmation flow (``ConfirmationError``), an export that would lose
+    meaning (``ExportError``), a server configuration refused (``ConfigError``), an MCP
+    server the checker cannot reach (``ServerUnavailable``), a replay that differs from
+    its recording (``ReplayMismatch``), a grading record without an outcome
+    (``RecordMissing``), a platform the workspace cannot sandbox on
+    (``UnsupportedPlatform``). The emulator, which stands for the outside world, keeps
+    its own exceptions. ``tests/test_layers.py`` keeps every public exception under it.
     """
 
 

@@ -59,7 +59,13 @@ from tutorial_lib.core.confirmation import (
     plain_question,
     thawed,
 )
-from tutorial_lib.core.contracts import ContractError, Envelope, LogRecord, failure
+from tutorial_lib.core.contracts import (
+    ContractError,
+    Envelope,
+    LogRecord,
+    TutorialLibError,
+    failure,
+)
 from tutorial_lib.core.road import (
     Arrival,
     PendingCall,
@@ -70,7 +76,7 @@ from tutorial_lib.core.road import (
 )
 from tutorial_lib.core.tools import Registry
 
-__all__ = ["CONFIRMED_CLASSES", "Answerer", "Host", "HostState"]
+__all__ = ["CONFIRMED_CLASSES", "Answerer", "Host", "HostConfigError", "HostState"]
 
 #: The action classes whose calls need the user's approval by default.
 CONFIRMED_CLASSES: frozenset[str] = frozenset({"write", "delete", "send"})
@@ -80,6 +86,11 @@ CONFIRMED_CLASSES: frozenset[str] = frozenset({"write", "delete", "send"})
 Answerer = Callable[[ConfirmationFlow, str], object]
 
 T = TypeVar("T")
+
+
+class HostConfigError(TutorialLibError, ValueError):
+    """A host built wrongly (a bug in the caller's set-up, never a tool's failure): an
+    access map without a scope, writers without a policy, names the registry lacks."""
 
 
 class HostState:
@@ -145,24 +156,24 @@ class Host:
         observer: Callable[[Any, Any], object] | None = None,
     ) -> None:
         if (access is None) != (scope is None):
-            raise ValueError("give both access and scope, or neither")
+            raise HostConfigError("give both access and scope, or neither")
         writers = [spec.name for spec in registry if not spec.annotations.read_only]
         if access is None and writers and not unguarded:
-            raise ValueError(
+            raise HostConfigError(
                 f"tools that are not read-only ({', '.join(writers)}) need an authorization"
                 " policy: pass access= and scope= (or unguarded=True to show the failure)"
             )
         if access is not None:
             unknown = sorted(set(access) - set(registry.names))
             if unknown:
-                raise ValueError(
+                raise HostConfigError(
                     f"the access map names tools the registry does not have: {unknown};"
                     f" registered: {registry.names}"
                 )
         overrides = dict(confirm or {})
         unknown_overrides = sorted(set(overrides) - set(registry.names))
         if unknown_overrides:
-            raise ValueError(f"confirm names unregistered tools: {unknown_overrides}")
+            raise HostConfigError(f"confirm names unregistered tools: {unknown_overrides}")
         #: What the tools of this host share (the write ledger, for one).
         self.shared = HostState(scope)
         self.registry = self._wire(registry)
@@ -270,7 +281,7 @@ class Host:
             if spec.composes:
                 missing = [n for n in spec.composes if n not in registry]
                 if missing:
-                    raise ValueError(f"{spec.name} composes unregistered tools: {missing}")
+                    raise HostConfigError(f"{spec.name} composes unregistered tools: {missing}")
                 spec = spec.bind(spec.context.with_caller(self.call))
             wired.append(spec)
         return Registry(wired)

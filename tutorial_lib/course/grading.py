@@ -72,6 +72,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from tutorial_lib.core.contracts import TutorialLibError
 from tutorial_lib.core.language import Text, source_text, tr
 from tutorial_lib.core.time_limit import TimeLimit
 from tutorial_lib.course import checks
@@ -574,7 +575,7 @@ class _Learner:
         return self.__name__
 
 
-class RecordMissing(Exception):
+class RecordMissing(TutorialLibError):
     """A case the kernel's record has no outcome for."""
 
 

@@ -63,6 +63,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutorial_lib.core.contracts import TutorialLibError
 from tutorial_lib.core.tools import ToolSpec
 
 __all__ = [
@@ -120,7 +121,7 @@ _METADATA = frozenset(["$schema", "$id", "$comment", "$anchor"])
 _MISSING: Any = object()
 
 
-class ExportError(ValueError):
+class ExportError(TutorialLibError, ValueError):
     """A spec the target format cannot express; ``problems`` says why, one line each."""
 
     def __init__(self, target: str, tool: str, problems: list[str]) -> None:

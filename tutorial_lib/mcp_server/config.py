@@ -43,6 +43,7 @@ from tutorial_lib.core.authorization import (
     github_access,
     workspace_access,
 )
+from tutorial_lib.core.contracts import TutorialLibError
 from tutorial_lib.github.reads import REPOSITORY_PROPERTY
 
 __all__ = [
@@ -86,7 +87,7 @@ CONFIG_KEYS: Mapping[str, type] = MappingProxyType(
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 
-class ConfigError(ValueError):
+class ConfigError(TutorialLibError, ValueError):
     """A configuration the server refuses to start with (the message says why)."""
 
 

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy
 
-from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.core.contracts import ContractError, TutorialLibError
 from tutorial_lib.workspace.search_regex import compile_regex
 
 if TYPE_CHECKING:
@@ -138,8 +138,9 @@ def read_chunk(fd: int, size: int) -> bytes:
     return os.read(fd, size)
 
 
-class Stop(Exception):
-    """Unwinds the search once it has stopped (results full or time up)."""
+class Stop(TutorialLibError):
+    """Unwinds the search once it has stopped (results full or time up); the search
+    catches it, so it never reaches a caller."""
 
 
 class _Retry(Exception):
