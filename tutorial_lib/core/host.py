@@ -210,19 +210,22 @@ class Host:
 
     # -- calling
 
-    def call(self, name: Any, args: Any) -> Envelope:
+    def call(self, name: Any, args: Any, *, answerer: Answerer | None = None) -> Envelope:
         """Call tool ``name`` with the model's raw ``args``; return the envelope it sees.
 
-        With an answerer, a question is answered on the spot: an accepted call then runs
-        once (the user's choice filled in); a declined or cancelled one does not, and the
-        result says so. Bugs (:class:`~tutorial_lib.core.road.RoadBug`, or what a tool's
-        step raised) are logged as ``"bug"`` and raised, never turned into results.
+        With an answerer (``answerer`` for this call, else the host's own), a question is
+        answered on the spot: an accepted call then runs once (the user's choice filled
+        in); a declined or cancelled one does not, and the result says so. A front end
+        that holds the user's answer to one question (an MCP elicitation) passes it as
+        this call's ``answerer``. Bugs (:class:`~tutorial_lib.core.road.RoadBug`, or what
+        a tool's step raised) are logged as ``"bug"`` and raised, never turned into results.
         """
         arrival = self._travel(name, args)
         request_id = _pending_request(arrival)
-        if request_id is None or self.answerer is None:
+        answer = answerer or self.answerer
+        if request_id is None or answer is None:
             return self._no_dead_end(_result(arrival))
-        self.answerer(self.flow, request_id)
+        answer(self.flow, request_id)
         request = self.flow.request(request_id)
         if request.state == "accepted":
             return self.run_approved(request_id)

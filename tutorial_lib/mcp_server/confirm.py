@@ -16,7 +16,7 @@ with resolvers (``Annotated[..., Resolve(fn)]``) before the body runs:
    SDK seals the round's state to the tool, the arguments and the caller), on earlier
    versions an ``elicitation/create`` request in the middle of the call (``ctx.elicit``);
 3. the body maps the answer onto the host's flow (:meth:`HostBridge.decide`): the host
-   is called again with an answerer that answers exactly that request
+   is called again with an answerer (for that call only) that answers exactly that request
    (:func:`~tutorial_lib.core.confirmation.answer_from_elicitation`, by
    ``"mcp_elicitation"``). Accept: the approval is bound to the exact tool and arguments
    and runs once, through the whole road; decline / cancel: nothing runs and the host's
@@ -179,11 +179,7 @@ class HostBridge:
             if request_id == pre.request_id:
                 answer_from_elicitation(flow, request_id, result)
 
-        self.host.answerer = answer_this_question
-        try:
-            return self.host.call(pre.tool, pre.arguments)
-        finally:
-            self.host.answerer = None
+        return self.host.call(pre.tool, pre.arguments, answerer=answer_this_question)
 
 
 def tool_function(bridge: HostBridge, name: str) -> Callable[..., Awaitable[CallToolResult]]:

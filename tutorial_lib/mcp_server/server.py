@@ -132,11 +132,8 @@ class CourseServer:
             self.registry: Registry = opened.registry
             self.host: Host = opened.host
             self.store: GitHubStore | None = opened.store
-            bridge = HostBridge(self.host)
-            tools = [
-                mcp_tool(spec, OPERATOR_ACCESS[spec.name], tool_function(bridge, spec.name))
-                for spec in self.registry
-            ]
+            self.bridge = HostBridge(self.host)
+            tools = [self.tool_for(spec) for spec in self.registry]
             self.mcp = CourseMCPServer(
                 served=frozenset(self.registry.names),
                 name=SERVER_NAME,
@@ -149,6 +146,12 @@ class CourseServer:
         except BaseException:
             self._stack.close()  # the emulator and the client do not outlive a failed start
             raise
+
+    def tool_for(self, spec: ToolSpec) -> Tool:
+        """The MCP tool this server lists for ``spec``: its exported schemas, hints no more
+        optimistic than the operator's declaration, and a function that calls this
+        server's host (chapter 09 registers a spec that lies about itself this way)."""
+        return mcp_tool(spec, OPERATOR_ACCESS[spec.name], tool_function(self.bridge, spec.name))
 
     def run(self) -> None:
         """Serve on stdio until the client closes the connection. Each tool's schema check
