@@ -42,8 +42,10 @@ __all__ = [
     "POLL_INTERVAL_MS",
     "FakeClock",
     "JobRunner",
+    "find_job",
     "job_get_result_spec",
     "job_value_error",
+    "wait_for_job",
 ]
 
 TOOL_NAME = "job_get_result"
@@ -198,8 +200,8 @@ def job_value_error(name: str, value: Any, error: ValidationError) -> ContractEr
     )
 
 
-def _find_job(runner: JobRunner, args: Mapping[str, Any]) -> None:
-    """The business check: the job exists."""
+def find_job(runner: JobRunner, args: Mapping[str, Any]) -> None:
+    """The business check: the job ``args["job_id"]`` exists (a ``not_found`` otherwise)."""
     if args["job_id"] not in runner.finishes_at_ms:
         raise ContractError(
             "not_found",
@@ -211,8 +213,13 @@ def _find_job(runner: JobRunner, args: Mapping[str, Any]) -> None:
 
 
 def _wait(runner: JobRunner, args: Mapping[str, Any], checked: None) -> dict[str, Any]:
-    """Execution: poll every POLL_INTERVAL_MS until the job finishes or the wait is over."""
-    job_id, timeout_ms = args["job_id"], args["timeout_ms"]
+    """Execution: :func:`wait_for_job` with the tool's arguments."""
+    return wait_for_job(runner, args["job_id"], args["timeout_ms"])
+
+
+def wait_for_job(runner: JobRunner, job_id: str, timeout_ms: int) -> dict[str, Any]:
+    """Poll every POLL_INTERVAL_MS until the job finishes or ``timeout_ms`` is over: the
+    job's id, status, ``finished``, ``elapsed_ms``, ``timeout_ms`` and ``polls``."""
     clock = runner.clock
     started_ms, polls = clock.now_ms, 0
     while True:
@@ -252,7 +259,7 @@ JOB_GET_RESULT_SPEC = ToolSpec(
     input_schema=JOB_GET_RESULT_SCHEMA,
     output_schema=JOB_GET_RESULT_DATA_SCHEMA,
     annotations=READ_ONLY_LOCAL,
-    check=_find_job,
+    check=find_job,
     execute=_wait,
     source=_source,
     value_error=job_value_error,

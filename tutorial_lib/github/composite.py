@@ -44,11 +44,11 @@ from tutorial_lib.github.reads import (
     LIST_COMMENTS_SCHEMA,
     LIST_COMMENTS_SPEC,
     MAX_PAGE_SIZE,
-    PR_GET_SPEC,
     PR_PROPERTY,
     REPOSITORY_PROPERTY,
     GitHubToolContext,
     pr_argument_error,
+    pr_not_found,
 )
 
 __all__ = [
@@ -112,12 +112,8 @@ def _pull_object(context: GitHubToolContext, repository: str, pr: int) -> dict[s
     try:
         pull = context.client.get_pull(repository, pr)
     except ContractError as exc:
-        if exc.code != "not_found":
-            raise
-        # github_pr_get's own execution restates the not_found (which repository, which
-        # PR, what to check): the composite does not keep a second copy of that wording.
-        _PR_GET_EXECUTE(context, {"repository": repository, "pr": pr}, None)
-        raise  # pragma: no cover - the PR appeared between two reads: the first answer
+        # worded as github_pr_get words it (which repository, which PR, what to check)
+        raise pr_not_found(exc, repository, pr) from None
     user = pull.get("user")
     return {
         "title": str(pull.get("title") or ""),
@@ -126,15 +122,6 @@ def _pull_object(context: GitHubToolContext, repository: str, pr: int) -> dict[s
         "author": str(user.get("login") or "") if isinstance(user, dict) else "",
         "head_sha": str((pull.get("head") or {}).get("sha") or ""),
     }
-
-
-def _execute_of(spec: ToolSpec) -> Any:
-    if spec.execute is None:  # pragma: no cover - the read specs declare their execution
-        raise AssertionError(f"{spec.name} has no execute step")
-    return spec.execute
-
-
-_PR_GET_EXECUTE = _execute_of(PR_GET_SPEC)
 
 
 def _inner(context: CompositeContext, name: str, args: dict[str, Any]) -> dict[str, Any]:

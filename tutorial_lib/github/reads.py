@@ -71,6 +71,7 @@ __all__ = [
     "GitHubToolContext",
     "github_tool_specs",
     "pr_argument_error",
+    "pr_not_found",
     "summarize_comment",
     "thread_states",
 ]
@@ -411,8 +412,9 @@ def pr_argument_error(name: str, value: Any, error: ValidationError) -> Contract
     )  # pragma: no cover
 
 
-def _not_found(error: ContractError, repository: str, pr: int) -> ContractError:
-    """A client ``not_found`` restated for the model, with what to check."""
+def pr_not_found(error: ContractError, repository: str, pr: int) -> ContractError:
+    """A client ``not_found`` restated for the model, with what to check (any other
+    error as it is): github_pr_get's wording, which the composite snapshot shares."""
     if error.code != "not_found":
         return error
     return ContractError(
@@ -435,7 +437,7 @@ def _get_pull(context: GitHubToolContext, args: Mapping[str, Any], checked: None
     try:
         pull = context.client.get_pull(repository, pr)
     except ContractError as exc:
-        raise _not_found(exc, repository, pr) from None
+        raise pr_not_found(exc, repository, pr) from None
     data: dict[str, Any] = {
         "repository": repository,
         "pr": pr,
@@ -490,7 +492,7 @@ def _list_comments(
         picked, last_id, last_offset, done = _read_page(context, query, after_id, offset, threads)
         states = [threads.state(c) for c in picked]
     except ContractError as exc:
-        raise _not_found(exc, repository, pr) from None
+        raise pr_not_found(exc, repository, pr) from None
     detailed = args.get("response_format", "concise") == "detailed"
     return {
         "repository": repository,

@@ -61,7 +61,12 @@ from tutorial_lib.emulator.faults import Fault, FaultKind, FaultPlan
 from tutorial_lib.emulator.fixtures import GitHubStore, build_store
 from tutorial_lib.emulator.service import serve_in_process
 from tutorial_lib.examples.tasks import TaskStore, task_set_status_spec
-from tutorial_lib.examples.units import JOB_GET_RESULT_SPEC, JobRunner, job_get_result_spec
+from tutorial_lib.examples.units import (
+    JobRunner,
+    find_job,
+    job_get_result_spec,
+    wait_for_job,
+)
 from tutorial_lib.github.client import GitHubClient
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import (
@@ -465,11 +470,9 @@ _UNITLESS_JOB_SCHEMA: dict[str, Any] = {
 
 def _unitless_job(runner: JobRunner) -> ToolSpec:
     """job_get_result with a ``timeout`` that says no unit (the runner reads milliseconds)."""
-    assert JOB_GET_RESULT_SPEC.execute is not None
-    wait = JOB_GET_RESULT_SPEC.execute
 
     def execute(context: JobRunner, args: Mapping[str, Any], checked: Any) -> dict[str, Any]:
-        data = wait(context, {"job_id": args["job_id"], "timeout_ms": args["timeout"]}, None)
+        data = wait_for_job(context, args["job_id"], args["timeout"])
         return {
             "job_id": data["job_id"],
             "status": data["status"],
@@ -488,7 +491,7 @@ def _unitless_job(runner: JobRunner) -> ToolSpec:
         _UNITLESS_JOB_SCHEMA,
         annotations=READ_ONLY_LOCAL,
         execute=execute,
-        check=JOB_GET_RESULT_SPEC.check,
+        check=find_job,
         source=source,
     ).bind(runner)
 
