@@ -8,7 +8,9 @@ import urllib.parse
 from typing import Any
 
 from tests.rule_harness import Exercise
+from tutorial_lib.agent.evidence import MODEL_WORDS_LEFT_OUT
 from tutorial_lib.core.authorization import is_secret_path, normalize_workspace_path
+from tutorial_lib.core.display import hidden_class, visible
 from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.authz_cases import (
     CARRIER_CASES,
@@ -16,11 +18,15 @@ from tutorial_lib.course.cases.authz_cases import (
     IS_UNTRUSTED_RULES,
     MAY_RUN_CASES,
     MAY_RUN_RULES,
+    REPORT_CASES,
+    REPORT_RULES,
     RESULT_FIELDS,
     carrier_hidden_cases,
     library_is_untrusted,
     library_may_run,
+    library_report_text,
     may_run_hidden_cases,
+    report_hidden_cases,
 )
 
 _RANK = {"read": 0, "write": 1, "delete": 2, "send": 3}
@@ -227,6 +233,64 @@ def make_is_untrusted(flaw: str = "") -> Any:
     return is_untrusted
 
 
+#: The claims a learner's word list knows (English only, or both languages).
+_WORDS_EN = ("nothing", "no issues", "all good", "all clear", "complete")
+_WORDS_ZH = ("没有问题", "一切正常", "不用处理", "无需处理", "都读完了")
+#: rule -> the class of hidden characters an answer breaking it leaves in content lines
+_CLASS_LEFT = {
+    "内容里的控制字符": "control",
+    "内容里的方向字符": "direction",
+    "内容里的不可见字符": "invisible",
+    "内容里的标签字符": "tag",
+}
+
+
+def _shown_but(kind: str, text: str) -> str:
+    """A learner's own list of hidden characters that misses one class: ``text`` with the
+    others shown as [U+XXXX], that class left as it is."""
+    return "".join(f"[U+{ord(c):04X}]" if hidden_class(c) not in (None, kind) else c for c in text)
+
+
+def make_report_text(flaw: str = "") -> Any:
+    """The solution's report_text, with the one rule ``flaw`` names broken."""
+
+    def report_text(
+        task: str, coverage: str, items: list[str], content: list[str], model_text: str
+    ) -> str:
+        shown_items = items if flaw == "条目里的隐藏字符" else [visible(i, keep="") for i in items]
+        if flaw in _CLASS_LEFT:
+            shown = [_shown_but(_CLASS_LEFT[flaw], line) for line in content]
+        elif flaw == "换行也写出来":
+            shown = [visible(line) for line in content]  # keeps the newline
+        else:
+            shown = [visible(line, keep="") for line in content]
+        if flaw == "内容保持原来的顺序":
+            shown = sorted(shown)
+        joined = ("," if flaw == "条目用逗号加空格隔开" else ", ").join(shown_items)
+        listed = joined if joined or flaw == "没有条目写 none" else "none"
+        first = (
+            f"{task}: coverage: {coverage}; items: {listed}"
+            if flaw == "第一行的格式"
+            else f"{task}: coverage {coverage}; items: {listed}"
+        )
+        lines = [first]
+        indent = "    " if flaw == "内容行缩进两个空格" else "  "
+        if flaw == "没有内容就没有内容行":
+            lines.append(indent + f"\n{indent}".join(shown))  # a blank line when empty
+        else:
+            lines += [indent + line for line in shown]
+        words = {"不看措辞": _WORDS_EN + _WORDS_ZH, "哪种语言都一样": _WORDS_EN}.get(flaw)
+        if words is not None and model_text and not any(w in model_text for w in words):
+            lines.append(model_text)  # a claim the word list does not know
+        if flaw == "模型的话不进报告" and model_text:
+            lines.append(model_text)  # the model's notes, as its answer carried them
+        if flaw != "最后一行总是那句话" or model_text:
+            lines.append(MODEL_WORDS_LEFT_OUT)
+        return "\n".join(lines) + ("\n" if flaw == "末尾不加换行" else "")
+
+    return report_text
+
+
 EXERCISES = [
     Exercise(
         name="06.may_run",
@@ -247,6 +311,17 @@ EXERCISES = [
         mutants={
             source_text(rule.name): make_is_untrusted(source_text(rule.name))
             for rule in IS_UNTRUSTED_RULES
+        },
+    ),
+    Exercise(
+        name="06.report_text",
+        rules=REPORT_RULES,
+        visible=REPORT_CASES,
+        hidden=lambda: report_hidden_cases(),
+        reference=library_report_text,
+        mutants={
+            source_text(rule.name): make_report_text(source_text(rule.name))
+            for rule in REPORT_RULES
         },
     ),
 ]

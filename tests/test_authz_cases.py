@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 import urllib.parse
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from tests.rule_harness import languages
+from tutorial_lib.agent.evidence import MODEL_WORDS_LEFT_OUT, format_report
 from tutorial_lib.core.authorization import (
     ACTION_CLASSES,
     REFUSAL_RULES,
@@ -30,19 +32,23 @@ from tutorial_lib.core.authorization import (
     is_secret_path,
     normalize_workspace_path,
 )
+from tutorial_lib.core.display import HIDDEN_CLASSES, hidden_characters
 from tutorial_lib.core.host import Host
-from tutorial_lib.core.language import source_text
+from tutorial_lib.core.language import LANGUAGE_VARIABLE, source_text
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.course.cases.authz_cases import (
     CARRIER_CASES,
     EXERCISE_ACCESS,
     MAY_RUN_CASES,
+    REPORT_CASES,
     RESULT_FIELDS,
     UNTRUSTED_FIELDS,
     carrier_hidden_cases,
     library_is_untrusted,
     library_may_run,
+    library_report_text,
     may_run_hidden_cases,
+    report_hidden_cases,
 )
 from tutorial_lib.course.checks import Case, check_hidden, run_cases
 from tutorial_lib.emulator.fixtures import build_store
@@ -588,3 +594,53 @@ def test_a_carrier_table_fitted_to_the_visible_cases_fails_the_hidden_ones() -> 
     hidden = carrier_hidden_cases()
     assert run_cases(is_untrusted, hidden).passed < len(hidden)
     assert len(failing(is_untrusted, hidden)) >= 10
+
+
+# --------------------------------------------------------------------------- report_text
+
+
+def test_the_report_reference_passes_every_case_and_is_format_report() -> None:
+    assert run_cases(library_report_text, REPORT_CASES).all_passed
+    hidden = report_hidden_cases()
+    assert len(hidden) == 120
+    assert run_cases(library_report_text, hidden).all_passed
+    assert hidden == report_hidden_cases()  # seeded: the same on every run
+    assert hidden != report_hidden_cases(seed=1)
+    for case in (*REPORT_CASES, *hidden):
+        task, coverage, items, content, _ = case.args
+        assert case.expected == format_report(task, coverage, items, content).split("\n")
+        assert case.expected[-1] == MODEL_WORDS_LEFT_OUT
+
+
+def test_the_report_cases_meet_every_class_both_languages_and_empty_parts() -> None:
+    """Hidden characters of each class in items and in content (the newline too), empty
+    items, empty content, empty model_text, and claims in English and in Chinese."""
+    cases = [*REPORT_CASES, *report_hidden_cases()]
+    for part in (2, 3):
+        found = {kind for case in cases for text in case.args[part] for kind in _kinds(text)}
+        assert found >= {*HIDDEN_CLASSES, "newline"} - ({"newline"} if part == 2 else set())
+    assert any(not case.args[2] for case in report_hidden_cases())
+    assert any(not case.args[3] for case in report_hidden_cases())
+    claims = [case.args[4] for case in report_hidden_cases()]
+    assert "" in claims
+    assert any(re.search(r"[\u4e00-\u9fff]", c) for c in claims)
+    assert any(c.isascii() and c for c in claims)
+    # no claim is shown: the model's words never reach a report
+    for case in cases:
+        if case.args[4]:
+            assert case.args[4] not in "\n".join(case.expected)
+
+
+def _kinds(text: str) -> set[str]:
+    kinds = {kind for _, code, kind in hidden_characters(text) if code != "U+000A"}
+    return kinds | {"newline"} if "\n" in text else kinds
+
+
+def test_a_report_that_is_not_a_string_is_named_in_the_learners_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    report = run_cases(lambda *args: None, REPORT_CASES[:1])
+    assert "report_text 应该返回 str" in "\n".join(report.lines())
+    monkeypatch.setenv(LANGUAGE_VARIABLE, "en")
+    report = run_cases(lambda *args: None, REPORT_CASES[:1])
+    assert "report_text should return a str, got NoneType" in "\n".join(report.lines())

@@ -82,6 +82,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, cast
 
+from tutorial_lib.agent.evidence import format_report
 from tutorial_lib.core.authorization import (
     AccessMap,
     ActionClass,
@@ -93,7 +94,7 @@ from tutorial_lib.core.authorization import (
     workspace_access,
 )
 from tutorial_lib.core.contracts import ContractError
-from tutorial_lib.core.language import Text
+from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import ToolSpec
 from tutorial_lib.course.checks import Case
@@ -110,12 +111,17 @@ __all__ = [
     "IS_UNTRUSTED_RULES",
     "MAY_RUN_CASES",
     "MAY_RUN_RULES",
+    "REPORT_CASES",
+    "REPORT_RULES",
     "RESULT_FIELDS",
     "UNTRUSTED_FIELDS",
     "carrier_hidden_cases",
     "library_is_untrusted",
     "library_may_run",
+    "library_report_text",
     "may_run_hidden_cases",
+    "report_hidden_cases",
+    "report_lines",
 ]
 
 
@@ -2370,3 +2376,541 @@ def carrier_hidden_cases() -> tuple[Case, ...]:
         )
         for tool, field in pairs
     )
+
+
+# --------------------------------------------------------------------------- report_text
+
+
+def library_report_text(
+    task: str, coverage: str, items: Sequence[str], content: Sequence[str], model_text: str
+) -> str:
+    """The library's answer to exercise 3: :func:`~tutorial_lib.agent.evidence.format_report`
+    on the report's parts. ``model_text`` is taken and never used: it is not a part."""
+    del model_text  # what the model wrote is not a part of a report built from evidence
+    return format_report(task, coverage, items, content)
+
+
+def report_lines(text: Any) -> list[str]:
+    """What a report_text case compares: the text's lines (a failing case then names the
+    line that differs and shows it, where one long string would be shortened)."""
+    if not isinstance(text, str):
+        raise TypeError(
+            tr(
+                f"report_text 应该返回 str，实际是 {type(text).__name__}",
+                f"report_text should return a str, got {type(text).__name__}",
+            )
+        )
+    return text.split("\n")
+
+
+def _report(
+    name: Text,
+    parts: tuple[str, str, Sequence[str], Sequence[str], str],
+    hint: Text,
+) -> Case:
+    task, coverage, items, content, model_text = parts
+    args = (task, coverage, list(items), list(content), model_text)
+    expected = report_lines(library_report_text(*args))
+    return Case(name, args, expected, hint, key=report_lines)
+
+
+REPORT_CASES: tuple[Case, ...] = (
+    _report(
+        Text(zh="第一行：任务、覆盖情况和条目", en="first line: task, coverage and items"),
+        ("review", "complete", ["1700000001", "1700000002"], ["1700000001 cart.ts:42 race"], ""),
+        Text(
+            zh="第一行是 <task>: coverage <coverage>; items: <条目>，条目之间是逗号加一个空格；"
+            "之后是缩进两个空格的内容行，最后一行是 MODEL_WORDS_LEFT_OUT；各行用 \\n 连接，"
+            "末尾不加换行。",
+            en="The first line is <task>: coverage <coverage>; items: <items>, the items "
+            "separated by a comma and one space; then the content lines indented by two "
+            "spaces, and last MODEL_WORDS_LEFT_OUT; the lines joined by \\n, with no "
+            "newline at the end.",
+        ),
+    ),
+    _report(
+        Text(zh="没有条目：写 none", en="no items: write none"),
+        ("search", "partial", [], ["src/app.py:3 TODO: check the limit"], ""),
+        Text(
+            zh="items 为空时，第一行写 items: none。",
+            en="When items is empty, the first line says items: none.",
+        ),
+    ),
+    _report(
+        Text(zh="内容：每项一行，缩进两个空格", en="content: one line each, indented by two"),
+        ("read", "complete", ["lines 9-11"], ["9: [session]", "10: cookie = strict", "11: "], ""),
+        Text(
+            zh="content 的每一项单独占一行，前面加两个空格（不多不少）。",
+            en="Each item of content is a line of its own, with two spaces in front "
+            "(no more, no fewer).",
+        ),
+    ),
+    _report(
+        Text(zh="内容：保持原来的顺序", en="content: in the order given"),
+        (
+            "comments",
+            "complete",
+            ["1700000003", "1700000001"],
+            ["1700000003 cart.ts:8 rename total", "1700000001 api.ts:2 missing check"],
+            "",
+        ),
+        Text(
+            zh="内容行按 content 原来的顺序写，不要排序：顺序是工具读到的顺序。",
+            en="Write the content lines in the order content gives them, unsorted: it is "
+            "the order the tool read them in.",
+        ),
+    ),
+    _report(
+        Text(
+            zh="没有内容：第一行之后就是最后一行", en="no content: the last line follows the first"
+        ),
+        ("review", "partial", [], [], ""),
+        Text(
+            zh="content 为空就没有内容行，也没有空行：报告只有第一行和 MODEL_WORDS_LEFT_OUT 两行。",
+            en="An empty content gives no content line and no blank line either: the "
+            "report is the first line and MODEL_WORDS_LEFT_OUT, two lines.",
+        ),
+    ),
+    _report(
+        Text(zh="model_text 为空也有最后一行", en="the last line even when model_text is empty"),
+        ("review", "complete", ["1700000001"], ["1700000001 a.ts:1 typo"], ""),
+        Text(
+            zh="MODEL_WORDS_LEFT_OUT 总是写，哪怕模型什么也没说：报告的样子不取决于模型写了什么。",
+            en="MODEL_WORDS_LEFT_OUT is always written, even when the model said nothing: "
+            "how the report looks does not depend on what the model wrote.",
+        ),
+    ),
+    _report(
+        Text(zh="模型说没有需要处理的", en="the model says nothing needs handling"),
+        (
+            "review",
+            "partial",
+            ["1700000001"],
+            ["1700000001 a.ts:1 typo"],
+            "Nothing needs handling.",
+        ),
+        Text(
+            zh="model_text 不进报告：报告只由 task、coverage、items、content 拼成。",
+            en="model_text is not part of the report: the report is made from task, "
+            "coverage, items and content only.",
+        ),
+    ),
+    _report(
+        Text(zh="模型的断言不在任何词表里", en="a claim no word list holds"),
+        (
+            "read",
+            "complete",
+            ["lines 1-2"],
+            ["1: [session]", "2: cookie = strict"],
+            "No session timeout is configured.",
+        ),
+        Text(
+            zh="不要用词表筛 model_text：一句断言有无数种说法，词表总会漏掉一种；不管怎么措辞，"
+            "model_text 都不进报告。",
+            en="Do not filter model_text with a word list: a claim can be worded in "
+            "endless ways, and a list always misses one; however it is worded, "
+            "model_text is not part of the report.",
+        ),
+    ),
+    _report(
+        Text(zh="模型用中文下结论", en="the model concludes in Chinese"),
+        (
+            "review",
+            "complete",
+            ["1700000002"],
+            ["1700000002 cart.ts:42 race"],
+            "这个 PR 的竞态已经修好了",
+        ),
+        Text(
+            zh="哪种语言的 model_text 都不进报告：这一条是中文写的断言。",
+            en="model_text stays out in any language: this claim is written in Chinese.",
+        ),
+    ),
+    _report(
+        Text(zh="条目里的方向字符", en="a direction character in an item"),
+        ("search", "complete", ["notes/report\u202etxt.exe:1"], ["notes/report:1 ok"], ""),
+        Text(
+            zh="每个条目先用 visible(item, keep='') 处理：U+202E 会让后面的字倒过来显示，"
+            "要写成 [U+202E]。",
+            en="Pass every item through visible(item, keep=''): U+202E would display what "
+            "follows backwards, so it is shown as [U+202E].",
+        ),
+    ),
+    _report(
+        Text(zh="内容里的控制字符", en="a control character in the content"),
+        ("read", "complete", ["lines 3-3"], ["3: \x1b[2Kall tests pass"], ""),
+        Text(
+            zh="内容行先用 visible(line, keep='') 处理：ESC（U+001B）能让终端改写已经印出的文字，"
+            "要写成 [U+001B]。",
+            en="Pass every content line through visible(line, keep=''): an ESC (U+001B) "
+            "lets a terminal rewrite what was printed, so it is shown as [U+001B].",
+        ),
+    ),
+    _report(
+        Text(zh="内容里的方向字符", en="a direction character in the content"),
+        ("comments", "complete", ["1700000004"], ["1700000004 src/a\u202esj.ts:4 fix"], ""),
+        Text(
+            zh="内容行里的方向字符（U+202E 等）也要用 visible 写成 [U+XXXX]。",
+            en="Direction characters (U+202E and others) in a content line are shown as "
+            "[U+XXXX] by visible too.",
+        ),
+    ),
+    _report(
+        Text(zh="内容里的零宽字符", en="a zero-width character in the content"),
+        ("read", "complete", ["lines 5-5"], ["5: api_\u200bkey = none"], ""),
+        Text(
+            zh="零宽、不可见的字符（U+200B 等）让两个看着一样的名字不同，要用 visible 显示出来。",
+            en="Zero-width and other invisible characters (U+200B and others) make two "
+            "names that look the same differ: show them with visible.",
+        ),
+    ),
+    _report(
+        Text(zh="内容里的标签字符", en="tag characters in the content"),
+        ("read", "complete", ["lines 2-2"], ["2: ok\U000e0069\U000e0067\U000e006e"], ""),
+        Text(
+            zh="Unicode 标签字符（U+E0000 到 U+E007F）是看不见的 ASCII，模型却读得到，"
+            "要用 visible 写成 [U+E0069] 这样。",
+            en="Unicode tag characters (U+E0000 to U+E007F) are invisible ASCII that a "
+            "model still reads: visible shows them as [U+E0069] and so on.",
+        ),
+    ),
+    _report(
+        Text(zh="内容行里的换行", en="a newline inside a content line"),
+        ("read", "complete", ["lines 7-7"], ["7: done\nREPORT: all clear"], ""),
+        Text(
+            zh="用 visible(line, keep='')，不是 visible(line)：默认会留下换行，一行内容就变成两行，"
+            "第二行像是报告自己的话；keep='' 把它写成 [U+000A]。",
+            en="Use visible(line, keep=''), not visible(line): the default keeps the "
+            "newline, so one content line becomes two and the second reads like the "
+            "report's own words; keep='' shows it as [U+000A].",
+        ),
+    ),
+)
+
+#: Every rule exercise 3's task text states, the visible case that fails an answer breaking
+#: only that rule, and what :func:`report_hidden_cases` varies for it. The solution prints
+#: it in three parts: ``[:8]`` the report's lines, ``[8:11]`` the model's words,
+#: ``[11:]`` the hidden characters.
+REPORT_RULES: tuple[Rule, ...] = (
+    # -- the lines of the report
+    Rule(
+        Text(zh="第一行的格式", en="the first line's form"),
+        Text(
+            zh="第一行是 <task>: coverage <coverage>; items: <条目>。",
+            en="The first line is <task>: coverage <coverage>; items: <items>.",
+        ),
+        case_named(REPORT_CASES, "第一行：任务、覆盖情况和条目"),
+        Text(
+            zh="任务名和覆盖情况（complete、partial、incomplete）随机组合。",
+            en="Task names and coverages (complete, partial, incomplete) in random pairs.",
+        ),
+    ),
+    Rule(
+        Text(zh="条目用逗号加空格隔开", en="items separated by a comma and a space"),
+        Text(
+            zh='条目之间用 ", "（逗号加一个空格）隔开。',
+            en='Items are separated by ", " (a comma and one space).',
+        ),
+        case_named(REPORT_CASES, "第一行：任务、覆盖情况和条目"),
+        Text(zh="一到四个条目。", en="One to four items."),
+    ),
+    Rule(
+        Text(zh="没有条目写 none", en="no items: none"),
+        Text(zh="没有条目时写 none。", en="With no items, write none."),
+        case_named(REPORT_CASES, "没有条目：写 none"),
+        Text(zh="约四分之一的报告没有条目。", en="About a quarter of the reports have no items."),
+    ),
+    Rule(
+        Text(zh="内容行缩进两个空格", en="content lines indented by two spaces"),
+        Text(
+            zh="content 的每一项各占一行，前面加两个空格。",
+            en="Each item of content is a line of its own, with two spaces in front.",
+        ),
+        case_named(REPORT_CASES, "内容：每项一行，缩进两个空格"),
+        Text(
+            zh="一到五行内容：文件的行、评论、搜索匹配。",
+            en="One to five content lines: lines of a file, comments, search matches.",
+        ),
+    ),
+    Rule(
+        Text(zh="内容保持原来的顺序", en="content in the order given"),
+        Text(zh="内容行保持 content 原来的顺序。", en="Content lines keep content's order."),
+        case_named(REPORT_CASES, "内容：保持原来的顺序"),
+        Text(
+            zh="内容行的顺序随机，多数不是排好序的。",
+            en="Content lines in random order, most of them not sorted.",
+        ),
+    ),
+    Rule(
+        Text(zh="没有内容就没有内容行", en="no content, no content line"),
+        Text(
+            zh="content 为空就没有内容行（也没有空行）。",
+            en="An empty content gives no content line (and no blank line).",
+        ),
+        case_named(REPORT_CASES, "没有内容：第一行之后就是最后一行"),
+        Text(
+            zh="约四分之一的报告没有内容，有的连条目也没有。",
+            en="About a quarter of the reports have no content, some no items either.",
+        ),
+    ),
+    Rule(
+        Text(zh="最后一行总是那句话", en="the left-out line always last"),
+        Text(
+            zh="最后一行总是 MODEL_WORDS_LEFT_OUT，哪怕 model_text 是空字符串。",
+            en="The last line is always MODEL_WORDS_LEFT_OUT, even when model_text is empty.",
+        ),
+        case_named(REPORT_CASES, "model_text 为空也有最后一行"),
+        Text(
+            zh="约五分之一的 model_text 是空字符串。",
+            en="About a fifth of the model_text values are empty.",
+        ),
+    ),
+    Rule(
+        Text(zh="末尾不加换行", en="no newline at the end"),
+        Text(
+            zh="各行用 \\n 连接，末尾不加换行。",
+            en="The lines are joined by \\n, with no newline at the end.",
+        ),
+        case_named(REPORT_CASES, "第一行：任务、覆盖情况和条目"),
+        Text(zh="每个报告都检查。", en="Every report checks it."),
+    ),
+    # -- the model's words
+    Rule(
+        Text(zh="模型的话不进报告", en="the model's words stay out"),
+        Text(zh="model_text 不出现在报告里。", en="model_text does not appear in the report."),
+        case_named(REPORT_CASES, "模型说没有需要处理的"),
+        Text(
+            zh="随机的断言：读完了、没有问题、某个设置没有配置、某个问题已经修好，"
+            "也有模仿报告第一行的。",
+            en="Random claims: all read, no issues, a setting is not configured, an issue "
+            "is fixed, and some imitating the report's first line.",
+        ),
+    ),
+    Rule(
+        Text(zh="不看措辞", en="whatever the wording"),
+        Text(
+            zh="不管怎么措辞都不进报告：不要用词表去筛。",
+            en="However it is worded it stays out: do not filter with a word list.",
+        ),
+        case_named(REPORT_CASES, "模型的断言不在任何词表里"),
+        Text(
+            zh="每种断言有好几种说法，说到的设置和文件也随机。",
+            en="Each claim comes in several wordings, about settings and files drawn at random.",
+        ),
+    ),
+    Rule(
+        Text(zh="哪种语言都一样", en="in any language"),
+        Text(
+            zh="中文写的 model_text 一样不进报告。",
+            en="A model_text written in Chinese stays out as well.",
+        ),
+        case_named(REPORT_CASES, "模型用中文下结论"),
+        Text(
+            zh="断言一半是英文，一半是中文。",
+            en="Half of the claims are in English, half in Chinese.",
+        ),
+    ),
+    # -- hidden characters
+    Rule(
+        Text(zh="条目里的隐藏字符", en="hidden characters in items"),
+        Text(
+            zh="每个条目用 visible(item, keep='') 显示。",
+            en="Every item is shown through visible(item, keep='').",
+        ),
+        case_named(REPORT_CASES, "条目里的方向字符"),
+        Text(
+            zh="条目里随机插入四类隐藏字符中的一个。",
+            en="A hidden character of one of the four classes inserted into items at random.",
+        ),
+    ),
+    Rule(
+        Text(zh="内容里的控制字符", en="control characters in the content"),
+        Text(
+            zh="内容行里的控制字符（ESC、回车……）写成 [U+XXXX]。",
+            en="Control characters (ESC, carriage return...) in a content line are shown "
+            "as [U+XXXX].",
+        ),
+        case_named(REPORT_CASES, "内容里的控制字符"),
+        Text(
+            zh="ESC、回车、退格、DEL、U+0085、U+2028 插在内容行的随机位置。",
+            en="ESC, carriage return, backspace, DEL, U+0085, U+2028 at random places of "
+            "content lines.",
+        ),
+    ),
+    Rule(
+        Text(zh="内容里的方向字符", en="direction characters in the content"),
+        Text(
+            zh="内容行里的方向字符（U+202E……）写成 [U+XXXX]。",
+            en="Direction characters (U+202E...) in a content line are shown as [U+XXXX].",
+        ),
+        case_named(REPORT_CASES, "内容里的方向字符"),
+        Text(
+            zh="U+202E、U+202D、U+2066、U+2069、U+200F、U+061C。",
+            en="U+202E, U+202D, U+2066, U+2069, U+200F, U+061C.",
+        ),
+    ),
+    Rule(
+        Text(zh="内容里的不可见字符", en="invisible characters in the content"),
+        Text(
+            zh="内容行里的零宽、不可见字符（U+200B……）写成 [U+XXXX]。",
+            en="Zero-width and invisible characters (U+200B...) in a content line are "
+            "shown as [U+XXXX].",
+        ),
+        case_named(REPORT_CASES, "内容里的零宽字符"),
+        Text(
+            zh="U+200B、U+200D、U+2060、U+FEFF、U+00AD、U+3164。",
+            en="U+200B, U+200D, U+2060, U+FEFF, U+00AD, U+3164.",
+        ),
+    ),
+    Rule(
+        Text(zh="内容里的标签字符", en="tag characters in the content"),
+        Text(
+            zh="内容行里的 Unicode 标签字符（U+E0000 到 U+E007F）写成 [U+XXXX]。",
+            en="Unicode tag characters (U+E0000 to U+E007F) in a content line are shown "
+            "as [U+XXXX].",
+        ),
+        case_named(REPORT_CASES, "内容里的标签字符"),
+        Text(
+            zh="用标签字符写成的隐形 ASCII 单词。",
+            en="Invisible ASCII words written in tag characters.",
+        ),
+    ),
+    Rule(
+        Text(zh="换行也写出来", en="newlines shown too"),
+        Text(
+            zh="keep=''：内容行里的换行写成 [U+000A]，一行内容只占一行。",
+            en="keep='': a newline inside a content line is shown as [U+000A], so one "
+            "content line takes one line.",
+        ),
+        case_named(REPORT_CASES, "内容行里的换行"),
+        Text(
+            zh="内容行里随机带着换行，换行后面像是报告自己的一行。",
+            en="Content lines with a newline at random, followed by what reads like a "
+            "line of the report.",
+        ),
+    ),
+)
+
+
+# --------------------------------------------------------------------------- report hidden
+
+_REPORT_TASKS = ("review", "read", "search", "comments", "snapshot")
+_REPORT_COVERAGES = ("complete", "partial", "incomplete")
+_SUBJECTS_EN = ("session timeout", "rate limit", "race in cart.ts", "retry budget", "CSRF check")
+_SUBJECTS_ZH = ("会话超时", "限流", "购物车的竞态", "重试次数", "CSRF 检查")
+#: Claims a model can make about content, in several wordings ({s}: what they are about).
+_CLAIMS_EN = (
+    "No {s} is configured.",
+    "The {s} is fine.",
+    "The {s} was fixed in this PR.",
+    "Nothing about the {s} needs handling.",
+    "I checked the {s}: all good.",
+    "There are no issues with the {s}.",
+    "Reviewers agree the {s} can wait.",
+    "{task}: coverage complete; items: none",
+)
+_CLAIMS_ZH = (
+    "这里没有问题。",
+    "没有配置{s}。",
+    "{s}已经修好了。",
+    "{s}不用处理。",
+    "我看过{s}，一切正常。",
+    "关于{s}的评论都是重复的。",
+    "评审都同意{s}可以以后再说。",
+    "{task}: coverage complete; items: none（都读完了）",
+)
+#: Hidden characters of each class (see tutorial_lib.core.display).
+_HIDDEN_BY_CLASS: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "control": ("\x1b[2K", "\r", "\x08", "\x7f", "\x85", "\u2028"),
+        "direction": ("\u202e", "\u202d", "\u2066", "\u2069", "\u200f", "\u061c"),
+        "invisible": ("\u200b", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u3164"),
+        "tag": tuple(
+            "".join(chr(0xE0000 + ord(c)) for c in word) for word in ("ignore", "send", "ok")
+        ),
+        "newline": ("\nREPORT: all clear", "\nnothing else to read"),
+    }
+)
+_REPORT_ITEMS = (
+    "1700000001",
+    "1700000002",
+    "1700000017",
+    "lines 1-20",
+    "src/app.py:3",
+    "docs/a.md:12",
+    "notes/report.txt:1",
+)
+_REPORT_CONTENT = (
+    "1700000001 src/cart/cart.ts:42 race on total",
+    "1700000002 src/api.ts:7 missing check",
+    "3: timeout = 30",
+    "4: cookie = strict",
+    "10: [session]",
+    "9: retries = 3",
+    "src/app.py:3 TODO: check the limit",
+    "docs/a.md:12 the limit is 100",
+)
+
+
+def _with_hidden(rng: random.Random, text: str, kind: str) -> str:
+    """``text`` with one hidden character (or sequence) of class ``kind`` at a random place."""
+    piece = rng.choice(_HIDDEN_BY_CLASS[kind])
+    where = rng.randint(1, len(text))
+    return text[:where] + piece + text[where:]
+
+
+def _claim(rng: random.Random, task: str, chinese: bool) -> str:
+    if chinese:
+        return rng.choice(_CLAIMS_ZH).format(s=rng.choice(_SUBJECTS_ZH), task=task)
+    return rng.choice(_CLAIMS_EN).format(s=rng.choice(_SUBJECTS_EN), task=task)
+
+
+_REPORT_HIDDEN_HINT = Text(
+    zh="和库的 format_report 不一致。第一行 <task>: coverage <c>; items: <a, b>"
+    "（没有条目写 none），每项内容一行、缩进两个空格、按原来的顺序，"
+    "最后一行总是 MODEL_WORDS_LEFT_OUT；model_text 不管怎么写都不进报告；"
+    "条目和内容都用 visible(text, keep='') 显示（换行也写成 [U+000A]）；"
+    "各行用 \\n 连接，末尾不加换行。",
+    en="Differs from the library's format_report. The first line is <task>: coverage <c>; "
+    "items: <a, b> (none with no items), each content line on its own line, indented by "
+    "two spaces, in order, and last always MODEL_WORDS_LEFT_OUT; model_text stays out "
+    "however it is written; items and content are shown through visible(text, keep='') "
+    "(a newline as [U+000A] too); the lines are joined by \\n, with no newline at the end.",
+)
+
+
+def report_hidden_cases(seed: int = 0, n: int = 120) -> tuple[Case, ...]:
+    """``n`` seeded reports; expected: :func:`library_report_text`.
+
+    Task names and coverages at random; zero to four items and zero to five content lines
+    in random order (a quarter with no items, a quarter with no content); every fifth
+    ``model_text`` empty, the others a claim (that nothing needs handling, that a setting
+    is not configured, that an issue is fixed, one imitating the report's first line...)
+    in several wordings, half in English and half in Chinese; hidden characters of every
+    class (control, direction, invisible, tag, and a newline) in items and content lines,
+    the class taking turns so that each comes often.
+    """
+    rng = random.Random(seed)
+    kinds = tuple(_HIDDEN_BY_CLASS)
+    cases = []
+    for index in range(n):
+        task = rng.choice(_REPORT_TASKS)
+        coverage = rng.choice(_REPORT_COVERAGES)
+        items = [] if index % 4 == 1 else rng.sample(_REPORT_ITEMS, rng.randint(1, 4))
+        content = [] if index % 4 == 3 else rng.sample(_REPORT_CONTENT, rng.randint(1, 5))
+        kind = kinds[index % len(kinds)]
+        if content and index % 2 == 0:
+            at = rng.randrange(len(content))
+            content[at] = _with_hidden(rng, content[at], kind)
+        if items and index % 3 == 0 and kind != "newline":
+            at = rng.randrange(len(items))
+            items[at] = _with_hidden(rng, items[at], kind)
+        model_text = "" if index % 5 == 4 else _claim(rng, task, chinese=index % 2 == 1)
+        cases.append(
+            _report(
+                Text(zh=f"生成的报告 {index + 1}", en=f"generated report {index + 1}"),
+                (task, coverage, items, content, model_text),
+                _REPORT_HIDDEN_HINT,
+            )
+        )
+    return tuple(cases)
