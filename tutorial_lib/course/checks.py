@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tutorial_lib.core.display import visible
 from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.time_limit import TimeLimit
 
@@ -458,6 +459,7 @@ def describe(value: Any) -> str:
     A path inside a fresh temporary directory prints as ``<tmp>/...``: the random part
     would change on every run (and leak a machine path into the notebook). A
     :class:`~tutorial_lib.core.language.Text` shows as its text in the current language.
+    A character that would hide or reorder the text shows as ``[U+XXXX]``.
     """
     if isinstance(value, Text):
         value = str(value)
@@ -467,6 +469,8 @@ def describe(value: Any) -> str:
         text = f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
     text = _ADDRESS.sub("", text)
     text = _TEMP_DIR.sub("<tmp>", text)
+    # repr escapes most hidden characters; a blank filler letter (U+3164) it prints as is
+    text = visible(text, keep="")
     if len(text) > _MAX_REPR:
         text = text[: _MAX_REPR - 1] + "…"
     return text
