@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tutorial_lib.core.language import source_text
 from tutorial_lib.course.checks import Case, run_cases
 from tutorial_lib.course.rules import Rule, rules_without_cases
+from tutorial_lib.language import source_text
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,6 @@ def problems(exercise: Exercise) -> list[str]:
 
 def languages(text: object) -> tuple[str, ...]:
     """Every language version of a hint: (zh, en) for a ``Text``, else the string itself."""
-    from tutorial_lib.core.language import Text
+    from tutorial_lib.language import Text
 
     return (text.zh, text.en) if isinstance(text, Text) else (str(text),)

@@ -11,7 +11,6 @@ from tests.rule_harness import Exercise
 from tutorial_lib.agent.evidence import MODEL_WORDS_LEFT_OUT
 from tutorial_lib.core.authorization import is_secret_path, normalize_workspace_path
 from tutorial_lib.core.display import hidden_class, visible
-from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.authz_cases import (
     CARRIER_CASES,
     EXERCISE_ACCESS,
@@ -28,6 +27,7 @@ from tutorial_lib.course.cases.authz_cases import (
     may_run_hidden_cases,
     report_hidden_cases,
 )
+from tutorial_lib.language import source_text
 
 _RANK = {"read": 0, "write": 1, "delete": 2, "send": 3}
 

@@ -7,13 +7,13 @@ from typing import Any
 
 from tests.rule_harness import Exercise
 from tutorial_lib.core.confirmation import approval_digest
-from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.approval_cases import (
     APPROVAL_ALLOWS_RULES,
     APPROVAL_CASES,
     approval_hidden_cases,
     library_approval_allows,
 )
+from tutorial_lib.language import source_text
 
 _FLAGS = ("approved", "confirm", "user_confirmed")
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from tests.rule_harness import Exercise
-from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.eval_cases import (
     FIRST_CALL_CASES,
     FIRST_CALL_INVALID_RATIO_RULES,
@@ -16,6 +15,7 @@ from tutorial_lib.course.cases.eval_cases import (
     library_first_call_invalid_ratio,
     library_fix_for,
 )
+from tutorial_lib.language import source_text
 
 
 def make_first_call_invalid_ratio(flaw: str = "") -> Any:

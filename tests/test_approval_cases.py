@@ -27,7 +27,6 @@ from tutorial_lib.core.confirmation import (
     Question,
     approval_digest,
 )
-from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.approval_cases import (
     APPROVAL_CASES,
     approval_hidden_cases,
@@ -35,6 +34,7 @@ from tutorial_lib.course.cases.approval_cases import (
     library_approval_allows,
 )
 from tutorial_lib.course.checks import Case, check_hidden, run_cases
+from tutorial_lib.language import source_text
 
 ALLOWED = {"allowed": True}
 

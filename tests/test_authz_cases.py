@@ -34,7 +34,6 @@ from tutorial_lib.core.authorization import (
 )
 from tutorial_lib.core.display import HIDDEN_CLASSES, hidden_characters
 from tutorial_lib.core.host import Host
-from tutorial_lib.core.language import LANGUAGE_VARIABLE, source_text
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.course.cases.authz_cases import (
     CARRIER_CASES,
@@ -66,6 +65,7 @@ from tutorial_lib.github.dangerous import (
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import READ_SPECS, GitHubToolContext, github_tool_specs
 from tutorial_lib.github.writes import WRITE_SPECS
+from tutorial_lib.language import LANGUAGE_VARIABLE, source_text
 from tutorial_lib.workspace.read import READ_LINES_SPEC, read_lines_tool
 from tutorial_lib.workspace.search import SEARCH_FILES_SPEC, search_files_tool
 from tutorial_lib.worlds.injection import CHAPTER_ACCESS

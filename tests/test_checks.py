@@ -13,8 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.pieces import HANG_S
-from tutorial_lib.core.language import Text
-from tutorial_lib.core.time_limit import TimeLimit
 from tutorial_lib.course import checks
 from tutorial_lib.course.checks import (
     MISSING,
@@ -27,6 +25,8 @@ from tutorial_lib.course.checks import (
     first_difference,
     run_cases,
 )
+from tutorial_lib.course.time_limit import TimeLimit
+from tutorial_lib.language import Text
 
 CASES = (
     Case("two", (2,), 4, "double it"),

@@ -37,7 +37,6 @@ from tutorial_lib.agent.loop import (
     zero_based_lines,
 )
 from tutorial_lib.core.host import Host
-from tutorial_lib.core.language import LANGUAGE_VARIABLE, LANGUAGES, Text, source_text
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.course.cases.eval_cases import (
     FAILURES,
@@ -56,6 +55,7 @@ from tutorial_lib.course.cases.eval_cases import (
 )
 from tutorial_lib.course.checks import Case, check_hidden, describe_whole, run_cases
 from tutorial_lib.examples.tasks import with_bare_errors
+from tutorial_lib.language import LANGUAGE_VARIABLE, LANGUAGES, Text, source_text
 from tutorial_lib.workspace.read import read_lines_tool
 
 Runs = list[list[dict[str, Any]]]

@@ -1,4 +1,4 @@
-"""One language switch for everything a learner reads (tutorial_lib.core.language).
+"""One language switch for everything a learner reads (tutorial_lib.language).
 
 - ``Text`` and ``tr`` pick Chinese by default and English after ``use_language("en")``; a
   language the course is not written in is refused with the variable's name;
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tutorial_lib.core import language
-from tutorial_lib.core.language import LANGUAGE_VARIABLE, Text, current_language, tr
+from tutorial_lib import language
+from tutorial_lib.language import LANGUAGE_VARIABLE, Text, current_language, tr
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tutorial_lib"
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -63,7 +63,7 @@ def test_a_process_started_after_the_switch_speaks_the_same_language(
     monkeypatch.setenv(LANGUAGE_VARIABLE, "zh")  # recorded, so teardown restores it
     monkeypatch.delenv(LANGUAGE_VARIABLE)
     language.use_language("en")
-    code = "from tutorial_lib.core.language import tr; print(tr('中文', 'English'))"
+    code = "from tutorial_lib.language import tr; print(tr('中文', 'English'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "English"
 
@@ -168,7 +168,7 @@ def test_the_scan_finds_a_plain_chinese_string_and_accepts_the_bilingual_forms(t
     module = PACKAGE / "course" / "_scan_probe.py"
     module.write_text(
         '"""文档字符串不算。"""\n'
-        "from tutorial_lib.core.language import Text, tr\n"
+        "from tutorial_lib.language import Text, tr\n"
         'A = Text(zh="提示", en="hint")\n'
         'B = tr(f"第 {1} 行", "line 1")\n'
         'C = "仓库"  # data, not learner text\n'

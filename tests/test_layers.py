@@ -56,6 +56,7 @@ UI = "<UI libraries>"  # may import IPython, ipywidgets, matplotlib
 #: One line per layer: adding a subpackage is adding its line here.
 ALLOWED: dict[str, frozenset[str]] = {
     "core": frozenset({"core"}),
+    "language": frozenset({"language"}),
     "workspace": frozenset({"core", "workspace"}),
     "github": frozenset({"core", "github"}),
     "emulator": frozenset({"emulator"}),
@@ -63,7 +64,17 @@ ALLOWED: dict[str, frozenset[str]] = {
     "examples": frozenset({"core", "examples"}),
     "agent": frozenset({"core", "workspace", "github", "examples", "emulator", "agent"}),
     "worlds": frozenset(
-        {"core", "workspace", "github", "emulator", "examples", "agent", "design", "worlds"}
+        {
+            "core",
+            "language",
+            "workspace",
+            "github",
+            "emulator",
+            "examples",
+            "agent",
+            "design",
+            "worlds",
+        }
     ),
     "mcp_server": frozenset({"core", "workspace", "github", "emulator", "design", "mcp_server"}),
     "checker": frozenset({"core", "design", "checker"}),

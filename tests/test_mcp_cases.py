@@ -27,7 +27,6 @@ import pytest
 from mcp import Client
 
 from tutorial_lib.core.authorization import workspace_access
-from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.mcp_cases import (
     VISIBLE_FILES,
     WORD_COUNT_CASES,
@@ -42,6 +41,7 @@ from tutorial_lib.course.cases.mcp_cases import (
 )
 from tutorial_lib.course.checks import check_hidden, run_cases
 from tutorial_lib.design.exports import to_mcp
+from tutorial_lib.language import source_text
 
 
 def failing(function: Any, cases: Any = WORD_COUNT_CASES) -> list[str]:

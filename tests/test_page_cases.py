@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from tests.rules_04 import READ_CURSOR_MUTANTS
-from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases import page_cases as p
 from tutorial_lib.course.checks import check_hidden, run_cases
+from tutorial_lib.language import source_text
 
 SIGNED = READ_CURSOR_MUTANTS["位置没有上限（2**63 及以上）"]
 UNSIGNED = READ_CURSOR_MUTANTS["位置没有上限（2**64 及以上）"]

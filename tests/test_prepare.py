@@ -11,8 +11,8 @@ import pytest
 
 from tests import pieces
 from tools import prepare
-from tutorial_lib.core.language import LANGUAGE_VARIABLE
 from tutorial_lib.course.demos import reference_server
+from tutorial_lib.language import LANGUAGE_VARIABLE
 
 
 def _node_dir(tmp_path: Path, installed: dict[str, str]) -> Path:

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tutorial_lib.core.language import LANGUAGE_VARIABLE
 from tutorial_lib.course.quiz import Question, Quiz, QuizView, load_quiz, quiz_from_dict
+from tutorial_lib.language import LANGUAGE_VARIABLE
 
 QUESTION = Question("2 + 2?", ("3", "4"), "B", "Two and two make four.")
 REASONED = Question(

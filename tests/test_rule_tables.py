@@ -10,8 +10,8 @@ import pytest
 
 from tests.rule_harness import Exercise, problems
 from tests.test_language import CJK
-from tutorial_lib.core.language import LANGUAGE_VARIABLE, source_text
 from tutorial_lib.course.rules import rule_table
+from tutorial_lib.language import LANGUAGE_VARIABLE, source_text
 
 MODULES = sorted(p.stem for p in Path(__file__).parent.glob("rules_[0-9][0-9].py"))
 

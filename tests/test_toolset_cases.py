@@ -12,10 +12,10 @@ import dataclasses
 import pytest
 
 from tests.rules_02 import CLOSE, GET, LIST
-from tutorial_lib.core.language import source_text
 from tutorial_lib.core.tools import ToolSpec
 from tutorial_lib.course.cases import toolset_cases as t
 from tutorial_lib.course.checks import check_hidden, run_cases
+from tutorial_lib.language import source_text
 
 CASE_OF = {
     GET: "getData 的能力：按 id 读一张工单",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tutorial_lib.core.language import source_text
 from tutorial_lib.course.cases.warmups import LINE_AT_CASES, READ_ALL_PAGES_CASES, FakePages
 from tutorial_lib.course.checks import run_cases
+from tutorial_lib.language import source_text
 
 
 def reference_line_at(lines, number):

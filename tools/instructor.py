@@ -52,10 +52,10 @@ if str(ROOT) not in sys.path:  # run as a script: make `tools` and `tutorial_lib
 
 import nbformat  # noqa: E402
 
-from tutorial_lib.core.language import LANGUAGE_VARIABLE  # noqa: E402
 from tutorial_lib.course.grading import RESTORED_KEY, hidden_test_problems  # noqa: E402
 from tutorial_lib.course.submission_flags import library_use  # noqa: E402
 from tutorial_lib.course.table import text_table  # noqa: E402
+from tutorial_lib.language import LANGUAGE_VARIABLE  # noqa: E402
 
 SOLUTIONS = ROOT / "solutions"
 #: Where each language's class is built from.

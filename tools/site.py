@@ -196,8 +196,8 @@ def _quiz_state(chapter: str, language: str) -> tuple[str, dict[str, Any]]:
     in ``language``."""
     import ipywidgets
 
-    from tutorial_lib.core.language import LANGUAGE_VARIABLE, checked_language
     from tutorial_lib.course.quiz import load_quiz
+    from tutorial_lib.language import LANGUAGE_VARIABLE, checked_language
 
     before = os.environ.get(LANGUAGE_VARIABLE)
     os.environ[LANGUAGE_VARIABLE] = checked_language(language)

@@ -47,7 +47,7 @@ ENTRY = re.compile(
 )
 LANGUAGE_CELL_ID = "en-language"
 LANGUAGE_CELL = (
-    "from tutorial_lib.core.language import use_language\n"
+    "from tutorial_lib.language import use_language\n"
     "\n"
     'use_language("en")  # the quiz, the checks and the widgets speak English from here on'
 )

@@ -18,8 +18,10 @@ The subpackages say which side of the wire their code is on:
 - ``core``: the road itself: result envelope and error catalogue (``contracts``), argument
   checking (``arguments``), tool declarations and the registry (``tools``), the road
   (``road``) and its owner (``host``), authorization (``authorization``), secrets
-  (``secrets``), confirmation (``confirmation``), the retry policy (``retry``) and one
-  time limit (``time_limit``);
+  (``secrets``), confirmation (``confirmation``), the retry policy (``retry``) and what
+  a person is shown of text others wrote (``display``);
+- ``language``: the course's one language switch (``Text``, ``tr``, ``use_language``):
+  what a learner reads, in Chinese or in English;
 - ``workspace``: the file tools: the sandbox (``sandbox``), ``read_lines`` (``read``) and
   ``search_files`` (``search``);
 - ``github``: the agent-facing GitHub tools: REST client, cursors, reads, the safe write;

@@ -7,7 +7,7 @@
   ``Registry``;
 - ``road``: ``call_tool``, the road itself, and its ``Station`` slots;
 - ``retry``: the retry policy (what is safe after a failure, backoff with full jitter);
-- ``time_limit``: one time limit for code that must not run forever.
+- ``display``: text others wrote, shown to a person with hidden characters made visible.
 
 It imports only the standard library and, on first use, jsonschema: no tool, no course
 instrument, no UI library (tests/test_layers.py keeps it so).

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tutorial_lib.core.display import visible
-from tutorial_lib.core.language import Text, tr
-from tutorial_lib.core.time_limit import TimeLimit
+from tutorial_lib.course.time_limit import TimeLimit
+from tutorial_lib.language import Text, tr
 
 __all__ = [
     "MISSING",
@@ -458,7 +458,7 @@ def describe(value: Any) -> str:
 
     A path inside a fresh temporary directory prints as ``<tmp>/...``: the random part
     would change on every run (and leak a machine path into the notebook). A
-    :class:`~tutorial_lib.core.language.Text` shows as its text in the current language.
+    :class:`~tutorial_lib.language.Text` shows as its text in the current language.
     A character that would hide or reorder the text shows as ``[U+XXXX]``.
     """
     if isinstance(value, Text):
@@ -534,7 +534,7 @@ _REFIRE_S = 0.05
 def _time_limit(limit_s: float) -> TimeLimit:
     """Interrupt the learner's function after ``limit_s`` seconds.
 
-    The core limiter (:class:`~tutorial_lib.core.time_limit.TimeLimit`) with the checks'
+    The core limiter (:class:`~tutorial_lib.course.time_limit.TimeLimit`) with the checks'
     policy: in the main thread (a Jupyter kernel, pytest) SIGALRM raises
     ``_CaseTimeout`` and re-fires every 50 ms; elsewhere (other threads, Windows) a
     watchdog injects it. One bug no in-process limit can stop: a loop that swallows

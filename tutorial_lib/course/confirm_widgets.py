@@ -32,7 +32,7 @@ from tutorial_lib.core.confirmation import (
     Decision,
 )
 from tutorial_lib.core.display import visible
-from tutorial_lib.core.language import Text, tr
+from tutorial_lib.language import Text, tr
 
 __all__ = ["ConfirmationWidget", "describe_envelope"]
 

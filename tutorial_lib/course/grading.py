@@ -73,9 +73,9 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from tutorial_lib.core.contracts import TutorialLibError
-from tutorial_lib.core.language import Text, source_text, tr
-from tutorial_lib.core.time_limit import TimeLimit
 from tutorial_lib.course import checks
+from tutorial_lib.course.time_limit import TimeLimit
+from tutorial_lib.language import Text, source_text, tr
 
 __all__ = [
     "LOG_MIME",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
-from tutorial_lib.core.language import Text
+from tutorial_lib.language import Text
 
 __all__ = ["progress"]
 

@@ -13,7 +13,7 @@ line of their own); the widget renders it as preformatted text.
 
 Every text of a bank has an English sibling (``title_en``, ``prompt_en``, ``explanation_en``,
 and ``text_en`` / ``why_en`` in each option). A quiz speaks the language that
-``tutorial_lib.core.language.current_language()`` names when it is loaded: its questions,
+``tutorial_lib.language.current_language()`` names when it is loaded: its questions,
 verdicts, labels and help line all stay in that language, whatever is switched later.
 
 For a class, a quiz can record each learner's first answer to every question in a local
@@ -39,8 +39,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from tutorial_lib.core.language import Language, Text, checked_language, current_language
 from tutorial_lib.course.table import wrap
+from tutorial_lib.language import Language, Text, checked_language, current_language
 
 __all__ = [
     "ANSWERS_FORMAT",
@@ -389,7 +389,7 @@ def load_quiz(
     ``record_to`` and ``learner`` (or the environment variables ``TUTORIAL_LIB_QUIZ_ANSWERS``
     and ``TUTORIAL_LIB_LEARNER``) record the learner's submitted answers there, for the
     class's item analysis (:class:`AnswerRecorder`; ``clock`` adds a time to each answer).
-    The quiz is in the current language (``tutorial_lib.core.language.current_language``).
+    The quiz is in the current language (``tutorial_lib.language.current_language``).
     """
     if not (isinstance(chapter, str) and len(chapter) == 2 and chapter.isdigit()):
         raise ValueError(f"chapter must be two digits such as '00', got {chapter!r}")

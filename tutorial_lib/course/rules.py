@@ -13,7 +13,7 @@ A solution notebook prints its table with :func:`rule_table`; ``tests/test_rule_
 proves each row: the named visible case exists, and an answer that breaks only that rule
 (a "mutant" kept with the tests) fails it, while the reference passes every case.
 
-Names are bilingual (:class:`~tutorial_lib.core.language.Text`) and identified by their
+Names are bilingual (:class:`~tutorial_lib.language.Text`) and identified by their
 Chinese source: a rule points at its visible case with :func:`case_named`, which finds the
 case by that source and returns its name, so the English is written once, on the case.
 """
@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tutorial_lib.core.language import Text, source_text, tr
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.table import wrap
+from tutorial_lib.language import Text, source_text, tr
 
 __all__ = ["Rule", "case_named", "rule_table", "rules_without_cases"]
 

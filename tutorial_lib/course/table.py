@@ -16,7 +16,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from tutorial_lib.core.display import visible
-from tutorial_lib.core.language import Text
+from tutorial_lib.language import Text
 
 __all__ = ["display_width", "pad", "text_table", "wrap"]
 
@@ -72,7 +72,7 @@ def wrap(text: str | Text, width: int = 96, indent: str = "") -> list[str]:
 
     Chinese text may break between any two characters; a run of other characters (an
     English word, an identifier, a number) is kept whole unless it alone is too wide.
-    A :class:`~tutorial_lib.core.language.Text` is wrapped in the current language.
+    A :class:`~tutorial_lib.language.Text` is wrapped in the current language.
     """
     tokens = [t for t in _tokens(str(text)) if t]
     lines: list[str] = []

@@ -5,7 +5,7 @@ directory it holds open: ``openat2`` on Linux, elsewhere a walk of ``os.open(...
 dir_fd=...)`` with ``O_NOFOLLOW`` and ``O_DIRECTORY``, reading links with
 ``os.readlink(..., dir_fd=...)``; search_files lists directories by descriptor
 (``os.scandir(fd)``). The learners' checks stop a function that never returns with
-``SIGALRM`` and ``signal.setitimer`` (:mod:`tutorial_lib.core.time_limit`). Native Windows
+``SIGALRM`` and ``signal.setitimer`` (:mod:`tutorial_lib.course.time_limit`). Native Windows
 has none of the ``dir_fd`` support and no ``SIGALRM``: without this check a learner there
 would fail deep inside chapter 01 with an ``AttributeError``.
 

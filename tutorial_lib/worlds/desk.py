@@ -63,7 +63,6 @@ from tutorial_lib.core.confirmation import (
 )
 from tutorial_lib.core.contracts import Envelope, LogRecord
 from tutorial_lib.core.host import Host
-from tutorial_lib.core.language import tr
 from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FaultPlan
@@ -76,6 +75,7 @@ from tutorial_lib.github.dangerous import DangerousContext, dangerous_tool_specs
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
 from tutorial_lib.github.writes import WriteContext, write_tool_specs
+from tutorial_lib.language import tr
 from tutorial_lib.worlds.pr128 import (
     PullRequestAnswer,
     build_answer,

@@ -64,9 +64,9 @@ from tutorial_lib.core.confirmation import (
     approval_digest,
     approval_problem,
 )
-from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule, case_named
+from tutorial_lib.language import Text
 
 __all__ = [
     "APPROVAL_CASES",

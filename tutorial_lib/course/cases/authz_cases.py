@@ -94,7 +94,6 @@ from tutorial_lib.core.authorization import (
     workspace_access,
 )
 from tutorial_lib.core.contracts import ContractError
-from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.road import PendingCall
 from tutorial_lib.core.tools import ToolSpec
 from tutorial_lib.course.checks import Case
@@ -102,6 +101,7 @@ from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC
 from tutorial_lib.github.dangerous import LIST_CONVERSATION_SPEC
 from tutorial_lib.github.reads import GET_COMMENT_SPEC, LIST_COMMENTS_SPEC, PR_GET_SPEC
+from tutorial_lib.language import Text, tr
 from tutorial_lib.workspace.read import READ_LINES_SPEC
 from tutorial_lib.workspace.search import SEARCH_FILES_SPEC
 
@@ -2519,7 +2519,7 @@ REPORT_CASES: tuple[Case, ...] = (
             "complete",
             ["1700000002"],
             ["1700000002 cart.ts:42 race"],
-            "这个 PR 的竞态已经修好了",
+            "这个 PR 的竞态已经修好了",  # data, not learner text: the model's claim
         ),
         Text(
             zh="哪种语言的 model_text 都不进报告：这一条是中文写的断言。",
@@ -2797,6 +2797,7 @@ REPORT_RULES: tuple[Rule, ...] = (
 _REPORT_TASKS = ("review", "read", "search", "comments", "snapshot")
 _REPORT_COVERAGES = ("complete", "partial", "incomplete")
 _SUBJECTS_EN = ("session timeout", "rate limit", "race in cart.ts", "retry budget", "CSRF check")
+# data, not learner text: what a model's claims are about, in Chinese
 _SUBJECTS_ZH = ("会话超时", "限流", "购物车的竞态", "重试次数", "CSRF 检查")
 #: Claims a model can make about content, in several wordings ({s}: what they are about).
 _CLAIMS_EN = (
@@ -2809,6 +2810,7 @@ _CLAIMS_EN = (
     "Reviewers agree the {s} can wait.",
     "{task}: coverage complete; items: none",
 )
+# data, not learner text: the model's words a report must leave out
 _CLAIMS_ZH = (
     "这里没有问题。",
     "没有配置{s}。",

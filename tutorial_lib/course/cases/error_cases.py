@@ -35,10 +35,10 @@ from tutorial_lib.core.contracts import (
     STEPS,
     next_step,
 )
-from tutorial_lib.core.language import Text, tr
 from tutorial_lib.course.checks import MISSING, Case, describe
 from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.examples.tasks import STARTED_WORDS, TASK_STATUSES
+from tutorial_lib.language import Text, tr
 
 __all__ = [
     "DECIDE_RULES",

@@ -30,7 +30,7 @@ the plain runs into :class:`~tutorial_lib.agent.loop.Transcript` objects
 **Exercise 2: ``fix_for(failure) -> str``**: which change of the interface removes this
 failure? ``failure`` is one observed failure of a transcript, as a sentence in the language
 being shown (an item of :data:`FAILURES`, which holds the descriptions only, each a
-:class:`~tutorial_lib.core.language.Text` in both languages; a case passes it to the
+:class:`~tutorial_lib.language.Text` in both languages; a case passes it to the
 learner's function as a ``str`` in the current language); the answer is one of the four
 fixes of :data:`INTERFACE_FIXES`. The failures are worded as what was seen in the transcript,
 not as the cure: reading the transcript and naming the mechanism is the exercise. The
@@ -57,9 +57,9 @@ from types import MappingProxyType
 from typing import Any
 
 from tutorial_lib.agent.loop import Step, Transcript
-from tutorial_lib.core.language import Text, source_text, tr
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule, case_named
+from tutorial_lib.language import Text, source_text, tr
 from tutorial_lib.worlds.evaluation import first_call_invalid_ratio
 
 __all__ = [

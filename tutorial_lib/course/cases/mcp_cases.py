@@ -74,11 +74,11 @@ from mcp.shared.exceptions import MCPError
 from tutorial_lib.core.authorization import ToolAccess, workspace_access
 from tutorial_lib.core.contracts import ContractError, Source
 from tutorial_lib.core.host import Host
-from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.tools import Annotations, Registry, ToolSpec
 from tutorial_lib.course.cases.toolset_cases import says_read_only
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule, case_named
+from tutorial_lib.language import Text, tr
 from tutorial_lib.mcp_server.config import ServerConfig
 from tutorial_lib.mcp_server.confirm import HostBridge, tool_function
 from tutorial_lib.mcp_server.results import error_envelope

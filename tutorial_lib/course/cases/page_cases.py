@@ -32,9 +32,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule, case_named
+from tutorial_lib.language import Text
 
 __all__ = [
     "CURSOR_CASES",

@@ -17,9 +17,9 @@ from typing import Any
 
 from tutorial_lib.core.arguments import ArgumentExample
 from tutorial_lib.core.contracts import ContractError
-from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import MISSING, Case
 from tutorial_lib.course.rules import Rule
+from tutorial_lib.language import Text
 from tutorial_lib.workspace.read_schema import (
     MAX_COUNT,
     MAX_PATH_CHARS,

@@ -26,11 +26,11 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from tutorial_lib.core.language import Text, tr
 from tutorial_lib.core.tools import Annotations, ToolSpec
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.design.lint import lint, name_tokens
+from tutorial_lib.language import Text, tr
 
 __all__ = [
     "CAPABILITIES",

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule, case_named
+from tutorial_lib.language import Text
 
 __all__ = [
     "LINE_AT_CASES",

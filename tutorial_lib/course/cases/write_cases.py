@@ -30,11 +30,11 @@ from collections.abc import Mapping
 from itertools import product
 from typing import Any, Literal
 
-from tutorial_lib.core.language import Text
 from tutorial_lib.core.retry import decide_after_failure
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.rules import Rule, case_named
 from tutorial_lib.github.writes import WRITE_POLICY, WriteStatus, marker, reconcile
+from tutorial_lib.language import Text
 
 __all__ = [
     "DECIDE_RULES",

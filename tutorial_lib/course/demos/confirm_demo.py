@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tutorial_lib.core.language import tr
 from tutorial_lib.course.confirm_widgets import ConfirmationWidget, describe_envelope
 from tutorial_lib.examples.deploy import Deployments
+from tutorial_lib.language import tr
 from tutorial_lib.worlds.desk import (
     REPOSITORIES,
     EmulatorDesk,

@@ -20,8 +20,8 @@ import os
 import random
 from pathlib import Path
 
-from tutorial_lib.core.language import Text
 from tutorial_lib.course.checks import Case
+from tutorial_lib.language import Text
 
 __all__ = [
     "SECRET_TEXT",

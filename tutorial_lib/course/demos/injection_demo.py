@@ -20,7 +20,7 @@ from typing import Any
 
 from tutorial_lib.agent.loop import Transcript
 from tutorial_lib.core.authorization import AccessMap, TaskScope
-from tutorial_lib.core.language import tr
+from tutorial_lib.language import tr
 from tutorial_lib.worlds.injection import (
     CHAPTER_ACCESS,
     SECRET_VALUE,

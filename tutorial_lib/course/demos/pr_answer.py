@@ -14,8 +14,8 @@ import json
 import re
 from collections.abc import Iterable
 
-from tutorial_lib.core.language import tr
 from tutorial_lib.course.table import display_width
+from tutorial_lib.language import tr
 from tutorial_lib.worlds.pr128 import CATEGORIES, CATEGORY_TITLES, PullRequestAnswer
 
 __all__ = ["findings_text", "headline"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tutorial_lib.core.language import tr
+from tutorial_lib.language import tr
 
 __all__ = [
     "FILESYSTEM_SERVER_INSTALL",

@@ -4,7 +4,7 @@ Everything a learner reads from the library (quiz text, a check's report and hin
 labels, confirmation questions) is written in both languages. Which one is shown is decided
 when the text is shown, by one environment variable, :data:`LANGUAGE_VARIABLE`:
 
-    >>> from tutorial_lib.core.language import Text, use_language
+    >>> from tutorial_lib.language import Text, use_language
     >>> hint = Text(zh="行号从 1 开始。", en="Line numbers start at 1.")
     >>> use_language("en"); str(hint)
     'Line numbers start at 1.'
