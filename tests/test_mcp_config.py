@@ -6,6 +6,7 @@ keys), read-only and no repository by default; every bad value is a clear usage 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -14,12 +15,12 @@ import pytest
 
 from tutorial_lib.core.authorization import TaskScope
 from tutorial_lib.mcp_server.config import (
-    OPERATOR_ACCESS,
     ConfigError,
     ServerConfig,
     load_config_file,
     parse_config,
 )
+from tutorial_lib.mcp_server.tools import open_tools
 
 
 def test_the_defaults_are_read_only_the_whole_root_and_no_repository(tmp_path: Path) -> None:
@@ -135,7 +136,13 @@ def test_a_config_file_with_a_bad_grant_is_a_usage_error(
 
 
 def test_the_operator_declares_every_class(tmp_path: Path) -> None:
-    classes = {name: access.action for name, access in OPERATOR_ACCESS.items()}
+    """The host's access map is what each served tool declares (issue 37: facts from
+    specs, written once)."""
+    with contextlib.ExitStack() as stack:
+        tools = open_tools(ServerConfig(root=tmp_path), stack)
+        access = tools.host.access
+    assert access is not None and list(access) == tools.registry.names
+    classes = {name: entry.action for name, entry in access.items()}
     assert classes["github_pr_create_comment"] == classes["github_pr_edit_comment"] == "write"
     assert classes["github_pr_delete_comment"] == "delete"
     assert classes["github_pr_merge"] == "send"

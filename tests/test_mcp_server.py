@@ -39,7 +39,7 @@ from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC
 from tutorial_lib.github.dangerous import DANGEROUS_SPECS
 from tutorial_lib.github.reads import READ_SPECS
 from tutorial_lib.github.writes import WRITE_SPECS
-from tutorial_lib.mcp_server.config import OPERATOR_ACCESS, ServerConfig
+from tutorial_lib.mcp_server.config import ServerConfig
 from tutorial_lib.mcp_server.results import error_envelope
 from tutorial_lib.mcp_server.server import CourseServer, build_server
 from tutorial_lib.workspace.read import READ_LINES_SPEC
@@ -264,7 +264,7 @@ def test_annotations_are_the_specs_and_never_beyond_the_operators_declaration(
                 assert listed == HINTS[tool.name], tool.name
                 spec = server.registry.get(tool.name).annotations
                 assert hints.read_only_hint == (
-                    spec.read_only and OPERATOR_ACCESS[tool.name].action == "read"
+                    spec.read_only and server.host.access[tool.name].action == "read"
                 )
 
         session(server, scenario)

@@ -82,6 +82,9 @@ class Step:
     ``arguments`` as sent (a deep copy), ``result`` as received, ``result_chars`` the length
     of the compact JSON the model reads (:func:`tutorial_lib.core.contracts.dumps`),
     ``error_code`` the contract code, the bare error word, or None for a success.
+    ``outside_text``: the tool declares fields that carry text written by others (its
+    spec's ``untrusted_fields``), so its data is untrusted
+    (:func:`tutorial_lib.agent.provenance.model_input`).
     """
 
     number: int
@@ -91,6 +94,7 @@ class Step:
     result_chars: int
     error_code: str | None
     ok: bool
+    outside_text: bool = False
 
 
 @dataclass
@@ -187,8 +191,12 @@ def run_agent(model: Model, host: Host, *, max_steps: int = 20) -> Transcript:
         ok = result.get("ok") is True
         error = result.get("error")
         code = None if ok else (error.get("code") if isinstance(error, dict) else str(error))
+        # what the tool declares, not its name: does its data carry others' words?
+        named = isinstance(action.name, str) and action.name in host.registry
+        outside = named and bool(host.registry.get(action.name).untrusted_fields)
+        number = len(transcript.steps) + 1
         transcript.steps.append(
-            Step(len(transcript.steps) + 1, action.name, sent, result, len(dumps(result)), code, ok)
+            Step(number, action.name, sent, result, len(dumps(result)), code, ok, outside)
         )
 
 

@@ -26,7 +26,6 @@ from typing import Any, Literal
 from tutorial_lib.agent.loop import Transcript
 
 __all__ = [
-    "OUTSIDE_CONTENT_TOOLS",
     "PROGRAM_RULES",
     "ModelInput",
     "Retrieved",
@@ -36,20 +35,6 @@ __all__ = [
 ]
 
 Trust = Literal["untrusted", "tool_metadata"]
-
-#: Tools whose results carry text written outside the system (comments, PR title and
-#: body, file contents and names, search previews): their results are ``untrusted``.
-OUTSIDE_CONTENT_TOOLS: frozenset[str] = frozenset(
-    {
-        "github_pr_get",
-        "github_pr_list_comments",
-        "github_pr_get_comment",
-        "github_pr_list_conversation",
-        "github_pr_get_review_snapshot",
-        "read_lines",
-        "search_files",
-    }
-)
 
 #: The host's rules, as the loop states them to the model in their own field.
 PROGRAM_RULES: tuple[str, ...] = (
@@ -103,15 +88,17 @@ def model_input(
 ) -> ModelInput:
     """The separated view of ``transcript``: each result in ``retrieved`` with its provenance.
 
-    A success's ``data`` from a tool of :data:`OUTSIDE_CONTENT_TOOLS` is ``untrusted``;
-    other results (a write's status, an error envelope) are ``tool_metadata``.
+    A success's ``data`` from a tool that declares fields written by others (its spec's
+    ``untrusted_fields``: comments, PR title and body, file contents and names, search
+    previews; recorded on the step as ``outside_text``) is ``untrusted``; other results
+    (a write's status, an error envelope) are ``tool_metadata``.
     """
     retrieved = []
     for step in transcript.steps:
         result = step.result
         ok = result.get("ok") is True
         content = result.get("data") if ok else result.get("error")
-        untrusted = ok and step.name in OUTSIDE_CONTENT_TOOLS
+        untrusted = ok and step.outside_text
         retrieved.append(
             Retrieved(
                 step.number,

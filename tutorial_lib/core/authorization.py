@@ -46,14 +46,15 @@ from __future__ import annotations
 
 import posixpath
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal, get_args
 
-from tutorial_lib.core.contracts import ContractError
+from tutorial_lib.core.contracts import ContractError, HostConfigError
 from tutorial_lib.core.road import PendingCall, Station
 from tutorial_lib.core.secrets import DEFAULT_SECRET_POLICY, SecretPolicy
+from tutorial_lib.core.tools import ToolSpec
 
 __all__ = [
     "ACTION_CLASSES",
@@ -67,6 +68,7 @@ __all__ = [
     "authorization_stations",
     "authorize",
     "authorize_resolved",
+    "declared_access",
     "github_access",
     "is_secret_path",
     "local_access",
@@ -131,6 +133,34 @@ class ToolAccess:
 
 #: Tool name -> its declared access. A tool not in the map is refused.
 AccessMap = Mapping[str, ToolAccess]
+
+
+def declared_access(
+    specs: Iterable[ToolSpec],
+    *,
+    leave_out: Iterable[str] = (),
+    overrides: Mapping[str, ToolAccess] | None = None,
+) -> AccessMap:
+    """The operator's access map, derived from what each tool declares (``spec.access``),
+    written once: every spec that declares its access, in the order given, but those in
+    ``leave_out`` (the operator does not let the model run them: settings, approvals),
+    with ``overrides`` replacing a declaration (or declaring a tool that declares none).
+    Names in ``leave_out`` or ``overrides`` that no spec has are a mistake
+    (:class:`~tutorial_lib.core.contracts.HostConfigError`).
+    """
+    specs = list(specs)
+    names = [spec.name for spec in specs]
+    overrides = dict(overrides or {})
+    left_out = set(leave_out)
+    unknown = sorted((left_out | set(overrides)) - set(names))
+    if unknown:
+        raise HostConfigError(f"access for tools that are not there: {unknown}; tools: {names}")
+    found: dict[str, ToolAccess] = {}
+    for spec in specs:
+        access = overrides.get(spec.name, spec.access)
+        if access is not None and spec.name not in left_out:
+            found[spec.name] = access
+    return MappingProxyType(found)
 
 
 def github_access(action: ActionClass, argument: str = "repository") -> ToolAccess:

@@ -63,6 +63,7 @@ __all__ = [
     "NextTool",
     "OperationState",
     "Retry",
+    "HostConfigError",
     "TutorialLibError",
     "SuccessEnvelope",
     "digest_arguments",
@@ -251,6 +252,12 @@ class TutorialLibError(Exception):
     (``UnsupportedPlatform``). The emulator, which stands for the outside world, keeps
     its own exceptions. ``tests/test_layers.py`` keeps every public exception under it.
     """
+
+
+class HostConfigError(TutorialLibError, ValueError):
+    """A host or an access map built wrongly (a bug in the caller's set-up, never a
+    tool's failure): an access map without a scope, writers without a policy, names the
+    registry lacks."""
 
 
 class ConfirmationAsk(TypedDict, total=False):

@@ -62,8 +62,8 @@ from tutorial_lib.core.confirmation import (
 from tutorial_lib.core.contracts import (
     ContractError,
     Envelope,
+    HostConfigError,
     LogRecord,
-    TutorialLibError,
     failure,
 )
 from tutorial_lib.core.road import (
@@ -76,7 +76,7 @@ from tutorial_lib.core.road import (
 )
 from tutorial_lib.core.tools import Registry
 
-__all__ = ["CONFIRMED_CLASSES", "Answerer", "Host", "HostConfigError", "HostState"]
+__all__ = ["CONFIRMED_CLASSES", "Answerer", "Host", "HostState"]
 
 #: The action classes whose calls need the user's approval by default.
 CONFIRMED_CLASSES: frozenset[str] = frozenset({"write", "delete", "send"})
@@ -86,11 +86,6 @@ CONFIRMED_CLASSES: frozenset[str] = frozenset({"write", "delete", "send"})
 Answerer = Callable[[ConfirmationFlow, str], object]
 
 T = TypeVar("T")
-
-
-class HostConfigError(TutorialLibError, ValueError):
-    """A host built wrongly (a bug in the caller's set-up, never a tool's failure): an
-    access map without a scope, writers without a policy, names the registry lacks."""
 
 
 class HostState:

@@ -53,10 +53,13 @@ import copy
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tutorial_lib.core.arguments import ArgumentContract, ValueErrorTranslator
 from tutorial_lib.core.contracts import TOOL_NAME_REGEX, ContractError, Source
+
+if TYPE_CHECKING:  # authorization imports the road, which imports this module
+    from tutorial_lib.core.authorization import ToolAccess
 
 __all__ = [
     "GITHUB_READ_ONLY",
@@ -153,7 +156,11 @@ class ToolSpec:
     module docstring); a spec without ``execute`` can be linted and exported but not called.
     ``context`` is bound with :meth:`bind` when the registry is built. ``preview``,
     ``untrusted_fields`` and ``posted_text`` are the facts other stations read (see the
-    module docstring).
+    module docstring). ``access`` is what the tool declares it does and to what (its
+    action class and where its resource is in the arguments): the operator's access map
+    is derived from it (:func:`~tutorial_lib.core.authorization.declared_access`), and
+    tools are selected by it, never by name. None: the tool declares nothing, so no map
+    lets it run unless the operator writes its entry.
     """
 
     name: str
@@ -171,6 +178,7 @@ class ToolSpec:
     untrusted_fields: frozenset[str] = frozenset()
     posted_text: tuple[str, ...] = ()
     composes: tuple[str, ...] = ()
+    access: ToolAccess | None = field(default=None, compare=False)
     resolve: Resolve | None = field(default=None, compare=False, repr=False)
     adapt: Adapt | None = field(default=None, compare=False, repr=False)
     adapted_schema: dict[str, Any] | None = field(default=None, compare=False, repr=False)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tutorial_lib.core.authorization import local_access
 from tutorial_lib.core.confirmation import Question
 from tutorial_lib.core.contracts import Source
 from tutorial_lib.core.tools import Annotations, ToolSpec
@@ -94,6 +95,7 @@ DEPLOY_SPEC = ToolSpec(
     ' run. Example: {"group": "canary", "version": "v2.4.1"}',
     input_schema=DEPLOY_SCHEMA,
     annotations=Annotations(read_only=False, destructive=True, idempotent=True, open_world=True),
+    access=local_access("send", "deployments"),
     execute=_deploy,
     preview=_preview,
     source=_source,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tutorial_lib.core.arguments import unicode_text_error
+from tutorial_lib.core.authorization import outbound_access
 from tutorial_lib.core.confirmation import Question
 from tutorial_lib.core.contracts import ContractError, Source
 from tutorial_lib.core.tools import Annotations, ToolSpec
@@ -182,6 +183,7 @@ HTTP_SEND_SPEC = ToolSpec(
     input_schema=HTTP_SEND_SCHEMA,
     # not destructive (nothing is overwritten), but not idempotent and open to the world
     annotations=Annotations(read_only=False, destructive=False, idempotent=False, open_world=True),
+    access=outbound_access("send"),
     check=_check,
     execute=_send,
     source=_source,

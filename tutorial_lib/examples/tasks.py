@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tutorial_lib.core.authorization import TaskScope, local_access
+from tutorial_lib.core.authorization import TaskScope, declared_access, local_access
 from tutorial_lib.core.contracts import ContractError, Envelope, Source, json_safe
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import LOCAL_WRITE, ErrorStyle, Registry, ToolSpec
@@ -221,6 +221,7 @@ TASK_SET_STATUS_SPEC = ToolSpec(
     ),
     input_schema=TASK_SET_STATUS_SCHEMA,
     annotations=LOCAL_WRITE,
+    access=local_access("write", "tasks"),
     check=_find_task,
     execute=_write,
     source=task_source,
@@ -247,7 +248,7 @@ def task_set_status(args: Any, *, store: TaskStore, style: ErrorStyle = "rich") 
     registry = Registry([task_set_status_spec(store, style=style)])
     host = Host(
         registry,
-        access={TOOL_NAME: local_access("write", "tasks")},
+        access=declared_access(registry),
         scope=TaskScope(grants=frozenset({"write"})),
         confirm={TOOL_NAME: None},
     )

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tutorial_lib.core.arguments import ArgumentExample, description_with_examples
+from tutorial_lib.core.authorization import local_access
 from tutorial_lib.core.contracts import ContractError, Source, json_safe
 from tutorial_lib.core.tools import READ_ONLY_LOCAL, ToolSpec
 
@@ -259,6 +260,7 @@ JOB_GET_RESULT_SPEC = ToolSpec(
     input_schema=JOB_GET_RESULT_SCHEMA,
     output_schema=JOB_GET_RESULT_DATA_SCHEMA,
     annotations=READ_ONLY_LOCAL,
+    access=local_access("read", "jobs"),
     check=find_job,
     execute=_wait,
     source=_source,

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from tutorial_lib.core.authorization import github_access
 from tutorial_lib.core.contracts import ContractError, Source, safe_text
 from tutorial_lib.core.road import StationBug
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, ToolSpec
@@ -291,6 +292,7 @@ REVIEW_SNAPSHOT_SPEC = ToolSpec(
     'Example: {"repository": "example/shop", "pr": 128, "filter": "unresolved"}',
     input_schema=REVIEW_SNAPSHOT_SCHEMA,
     annotations=GITHUB_READ_ONLY,
+    access=github_access("read"),
     output_schema=REVIEW_SNAPSHOT_DATA_SCHEMA,
     execute=review_snapshot,
     source=_snapshot_source,

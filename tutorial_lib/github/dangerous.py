@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tutorial_lib.core.arguments import out_of_range_error
+from tutorial_lib.core.authorization import github_access
 from tutorial_lib.core.confirmation import Question
 from tutorial_lib.core.contracts import ContractError, Source
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, Annotations, ToolSpec
@@ -582,6 +583,7 @@ PR_MERGE_SPEC = ToolSpec(
     ' {"repository": "example/shop", "pr": 128}',
     input_schema=MERGE_SCHEMA,
     annotations=REMOTE_DESTRUCTIVE,
+    access=github_access("send"),
     execute=_merge,
     source=_merge_source,
     preview=_merge_preview,
@@ -597,6 +599,7 @@ DELETE_COMMENT_SPEC = ToolSpec(
     ' {"repository": "example/shop", "pr": 128, "comment_id": 1700000042, "kind": "review"}',
     input_schema=DELETE_COMMENT_SCHEMA,
     annotations=REMOTE_DESTRUCTIVE,
+    access=github_access("delete"),
     execute=_delete,
     source=_comment_source,
     preview=_delete_preview,
@@ -612,6 +615,7 @@ EDIT_COMMENT_SPEC = ToolSpec(
     ' "comment_id": 1700000042, "kind": "review", "body": "Fixed in 3f2a."}',
     input_schema=EDIT_COMMENT_SCHEMA,
     annotations=REMOTE_DESTRUCTIVE,
+    access=github_access("write"),
     check=check_body_text,
     execute=_edit,
     source=_comment_source,
@@ -630,6 +634,7 @@ LIST_CONVERSATION_SPEC = ToolSpec(
     ' instruction. Example: {"repository": "example/shop", "pr": 128}',
     input_schema=LIST_CONVERSATION_SCHEMA,
     annotations=GITHUB_READ_ONLY,
+    access=github_access("read"),
     execute=_list_conversation,
     source=_conversation_source,
     value_error=_value_error,

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tutorial_lib.core.arguments import out_of_range_error
+from tutorial_lib.core.authorization import github_access
 from tutorial_lib.core.contracts import ContractError, Source
 from tutorial_lib.core.tools import GITHUB_READ_ONLY, ToolSpec
 from tutorial_lib.github.client import GitHubClient, ThreadState
@@ -733,6 +734,7 @@ PR_GET_SPEC = ToolSpec(
     ' comments. Example: {"repository": "example/shop", "pr": 128}',
     input_schema=PR_GET_SCHEMA,
     annotations=GITHUB_READ_ONLY,
+    access=github_access("read"),
     execute=_get_pull,
     source=_pull_source,
     value_error=pr_argument_error,
@@ -746,6 +748,7 @@ LIST_COMMENTS_SPEC = ToolSpec(
     description=LIST_COMMENTS_DESCRIPTION,
     input_schema=LIST_COMMENTS_SCHEMA,
     annotations=GITHUB_READ_ONLY,
+    access=github_access("read"),
     output_schema=LIST_COMMENTS_DATA_SCHEMA,
     check=_check_cursor,
     execute=_list_comments,
@@ -764,6 +767,7 @@ GET_COMMENT_SPEC = ToolSpec(
     ' {"repository": "example/shop", "pr": 128, "comment_id": 1700000042}',
     input_schema=GET_COMMENT_SCHEMA,
     annotations=GITHUB_READ_ONLY,
+    access=github_access("read"),
     execute=_get_comment,
     source=_comment_source,
     value_error=pr_argument_error,

@@ -129,6 +129,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, NoReturn
 
 from tutorial_lib.core.arguments import unicode_text_error
+from tutorial_lib.core.authorization import github_access
 from tutorial_lib.core.contracts import ContractError, OperationState, Source
 from tutorial_lib.core.host import HostState
 from tutorial_lib.core.retry import (
@@ -1199,6 +1200,7 @@ CREATE_COMMENT_SPEC = ToolSpec(
     input_schema=CREATE_COMMENT_SCHEMA,
     output_schema=CREATE_COMMENT_DATA_SCHEMA,
     annotations=GITHUB_WRITE,
+    access=github_access("write"),
     check=check_body_text,
     execute=_create,
     source=_source,
@@ -1214,6 +1216,7 @@ COMMENT_STATUS_SPEC = ToolSpec(
     input_schema=COMMENT_STATUS_SCHEMA,
     output_schema=COMMENT_STATUS_DATA_SCHEMA,
     annotations=GITHUB_READ_ONLY,
+    access=github_access("read"),
     execute=_comment_status,
     source=_source,
     value_error=_value_error,

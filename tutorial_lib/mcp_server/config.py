@@ -15,9 +15,10 @@ line (or a ``--config`` file with the same keys), never by the client or the mod
 - ``--path PREFIX`` (repeatable): the workspace path prefixes the workspace tools may
   touch (the whole root by default). Secret-bearing files are never granted.
 
-:data:`OPERATOR_ACCESS` is the operator's declaration of each tool's action class and
-resource (chapter 06), and :meth:`ServerConfig.scope` the task scope the flags describe:
-together they are what the host's authorization station decides from.
+:meth:`ServerConfig.scope` is the task scope the flags describe; with the access each
+served tool declares (its action class and resource, chapter 06: the host's map is
+derived from the specs, :func:`~tutorial_lib.core.authorization.declared_access`), it is
+what the host's authorization station decides from.
 
 This module does not import the MCP SDK: a bad flag is reported at once.
 """
@@ -37,11 +38,8 @@ from typing import Any
 
 from tutorial_lib.core.authorization import (
     ACTION_CLASSES,
-    AccessMap,
     ActionClass,
     TaskScope,
-    github_access,
-    workspace_access,
 )
 from tutorial_lib.core.contracts import TutorialLibError
 from tutorial_lib.github.reads import REPOSITORY_PROPERTY
@@ -49,7 +47,6 @@ from tutorial_lib.github.reads import REPOSITORY_PROPERTY
 __all__ = [
     "CONFIG_KEYS",
     "DEFAULT_TOKEN_ENV",
-    "OPERATOR_ACCESS",
     "ConfigError",
     "ServerConfig",
     "build_parser",
@@ -59,25 +56,6 @@ __all__ = [
 
 #: The environment variable the GitHub token is read from, unless ``--token-env`` says.
 DEFAULT_TOKEN_ENV = "GITHUB_TOKEN"
-
-#: The operator's declarations: each served tool's action class and where its resource is
-#: in the arguments. A tool missing here is refused by the host (deny by default).
-OPERATOR_ACCESS: AccessMap = MappingProxyType(
-    {
-        "read_lines": workspace_access("read"),
-        "search_files": workspace_access("read", default="."),
-        "github_pr_get": github_access("read"),
-        "github_pr_list_comments": github_access("read"),
-        "github_pr_get_comment": github_access("read"),
-        "github_pr_get_review_snapshot": github_access("read"),
-        "github_pr_list_conversation": github_access("read"),
-        "github_pr_get_comment_status": github_access("read"),
-        "github_pr_create_comment": github_access("write"),
-        "github_pr_edit_comment": github_access("write"),
-        "github_pr_delete_comment": github_access("delete"),
-        "github_pr_merge": github_access("send"),
-    }
-)
 
 #: The keys a ``--config`` file may have (the flags' names; lists for the repeatable ones).
 CONFIG_KEYS: Mapping[str, type] = MappingProxyType(

@@ -41,12 +41,12 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, InputRequiredResult, ToolAnnotations
 
 from tutorial_lib.core.authorization import ToolAccess
-from tutorial_lib.core.contracts import safe_text
+from tutorial_lib.core.contracts import HostConfigError, safe_text
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.design.exports import to_mcp
 from tutorial_lib.emulator.fixtures import GitHubStore
-from tutorial_lib.mcp_server.config import OPERATOR_ACCESS, ServerConfig
+from tutorial_lib.mcp_server.config import ServerConfig
 from tutorial_lib.mcp_server.confirm import RESOLVED_PARAMETERS, HostBridge, tool_function
 from tutorial_lib.mcp_server.tools import open_tools
 
@@ -151,7 +151,10 @@ class CourseServer:
         """The MCP tool this server lists for ``spec``: its exported schemas, hints no more
         optimistic than the operator's declaration, and a function that calls this
         server's host (chapter 09 registers a spec that lies about itself this way)."""
-        return mcp_tool(spec, OPERATOR_ACCESS[spec.name], tool_function(self.bridge, spec.name))
+        access = (self.host.access or {}).get(spec.name)  # the operator's entry for it
+        if access is None:
+            raise HostConfigError(f"{spec.name}: the host has no access entry for it")
+        return mcp_tool(spec, access, tool_function(self.bridge, spec.name))
 
     def run(self) -> None:
         """Serve on stdio until the client closes the connection. Each tool's schema check

@@ -10,7 +10,7 @@
   ``--github``'s API with the token from the environment;
 
 and builds the :class:`~tutorial_lib.core.host.Host` every call goes through: the
-operator's declarations (:data:`~tutorial_lib.mcp_server.config.OPERATOR_ACCESS`), the
+access each tool declares (:func:`~tutorial_lib.core.authorization.declared_access`), the
 task scope of the flags, and the host's confirmation rule (every write, delete and send
 asks the user, with the tool's own preview). No answerer: the MCP front end answers
 (:mod:`tutorial_lib.mcp_server.confirm`).
@@ -24,6 +24,7 @@ import contextlib
 import secrets
 from dataclasses import dataclass
 
+from tutorial_lib.core.authorization import declared_access
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry, ToolSpec
 from tutorial_lib.emulator.fixtures import GitHubStore, build_store
@@ -34,7 +35,7 @@ from tutorial_lib.github.dangerous import DangerousContext, dangerous_tool_specs
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
 from tutorial_lib.github.writes import WriteContext, write_tool_specs
-from tutorial_lib.mcp_server.config import OPERATOR_ACCESS, ServerConfig
+from tutorial_lib.mcp_server.config import ServerConfig
 from tutorial_lib.workspace.read import read_lines_tool
 from tutorial_lib.workspace.search import search_files_tool
 
@@ -56,13 +57,15 @@ class CourseTools:
 
 def _github_specs(client: GitHubClient) -> list[ToolSpec]:
     reads = GitHubToolContext(client, CursorCodec(secrets.token_bytes(32)))
-    dangerous = [
+    # the GitHub ones among the dangerous tools (settings and approvals declare nothing),
+    # the read-only listing first: what each spec declares, never its name
+    github = [
         spec
         for spec in dangerous_tool_specs(DangerousContext(client))
-        if spec.name.startswith("github_pr_")
+        if spec.access is not None and spec.access.system == "github"
     ]
-    listing = [spec for spec in dangerous if spec.name == "github_pr_list_conversation"]
-    changes = [spec for spec in dangerous if spec not in listing]
+    listing = [spec for spec in github if spec.annotations.read_only]
+    changes = [spec for spec in github if not spec.annotations.read_only]
     return [
         *github_tool_specs(reads),
         *composite_tool_specs(reads),
@@ -86,6 +89,5 @@ def open_tools(config: ServerConfig, stack: contextlib.ExitStack) -> CourseTools
     registry = Registry(
         [read_lines_tool(config.root), search_files_tool(config.root), *_github_specs(client)]
     )
-    access = {name: OPERATOR_ACCESS[name] for name in registry.names}
-    host = Host(registry, access=access, scope=config.scope(), session=SESSION)
+    host = Host(registry, access=declared_access(registry), scope=config.scope(), session=SESSION)
     return CourseTools(host.registry, host, store)

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy
 
+from tutorial_lib.core.authorization import workspace_access
 from tutorial_lib.core.contracts import ContractError, Envelope, Source
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import READ_ONLY_LOCAL, Registry, ToolSpec
@@ -281,6 +282,7 @@ READ_LINES_SPEC = ToolSpec(
     description=READ_LINES_DESCRIPTION,
     input_schema=READ_LINES_SCHEMA,
     annotations=READ_ONLY_LOCAL,
+    access=workspace_access("read"),
     output_schema=READ_LINES_DATA_SCHEMA,
     check=check_readable,
     execute=read_requested_lines,

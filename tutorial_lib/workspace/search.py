@@ -67,6 +67,7 @@ from tutorial_lib.core.arguments import (
     description_with_examples,
     out_of_range_error,
 )
+from tutorial_lib.core.authorization import workspace_access
 from tutorial_lib.core.contracts import ContractError, Envelope, Source
 from tutorial_lib.core.host import Host, HostState
 from tutorial_lib.core.secrets import DEFAULT_SECRET_POLICY, SecretPolicy
@@ -771,6 +772,7 @@ SEARCH_FILES_SPEC = ToolSpec(
     description=SEARCH_FILES_DESCRIPTION,
     input_schema=SEARCH_FILES_SCHEMA,
     annotations=READ_ONLY_LOCAL,
+    access=workspace_access("read", default="."),
     output_schema=SEARCH_FILES_DATA_SCHEMA,
     check=_check,
     execute=_execute,

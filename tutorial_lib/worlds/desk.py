@@ -54,7 +54,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from tutorial_lib.core.authorization import TaskScope, github_access, local_access
+from tutorial_lib.core.authorization import TaskScope, declared_access
 from tutorial_lib.core.confirmation import (
     ConfirmationFlow,
     ConfirmationPolicy,
@@ -68,13 +68,13 @@ from tutorial_lib.core.tools import Registry
 from tutorial_lib.emulator.faults import FaultPlan
 from tutorial_lib.emulator.fixtures import GitHubStore, build_store
 from tutorial_lib.emulator.service import serve_in_process
-from tutorial_lib.examples.deploy import Deployments, deploy_spec
+from tutorial_lib.examples.deploy import DEPLOY_SPEC, Deployments, deploy_spec
 from tutorial_lib.github.client import GitHubClient
-from tutorial_lib.github.composite import composite_tool_specs
+from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC, composite_tool_specs
 from tutorial_lib.github.dangerous import DangerousContext, dangerous_tool_specs
 from tutorial_lib.github.pagination import CursorCodec
 from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
-from tutorial_lib.github.writes import WriteContext, write_tool_specs
+from tutorial_lib.github.writes import CREATE_COMMENT_SPEC, WriteContext, write_tool_specs
 from tutorial_lib.language import tr
 from tutorial_lib.worlds.pr128 import (
     PullRequestAnswer,
@@ -100,7 +100,7 @@ __all__ = [
 #: Both repositories have a PR 128: "post it on PR 128" does not say which.
 REPOSITORIES: tuple[str, ...] = ("example/shop", "other/shop")
 PR = 128
-_SNAPSHOT = "github_pr_get_review_snapshot"
+_SNAPSHOT = REVIEW_SNAPSHOT_SPEC.name
 
 
 @dataclass
@@ -119,7 +119,7 @@ class ManualClock:
 
 def post_policy(call: PendingCall) -> Question | None:
     """Ask before every comment post: which repository, with the comment shown as a diff."""
-    if call.tool.name != "github_pr_create_comment":
+    if call.tool.name != CREATE_COMMENT_SPEC.name:
         return None
     arguments = call.arguments
     pr = arguments["pr"]
@@ -239,18 +239,14 @@ def desk_host(
     :func:`tutorial_lib.course.demos.confirm_demo.open_desk` puts it on a desk with widgets.
     """
     writes = WriteContext(client, sleep=lambda _seconds: None, seed=7)
+    # the merge: the one GitHub tool that sends (what it declares, not its name)
     merging = [
         spec
         for spec in dangerous_tool_specs(DangerousContext(client))
-        if spec.name == "github_pr_merge"
+        if spec.access is not None and spec.access.action == "send"
     ]
     registry = Registry([*write_tool_specs(writes), *merging, deploy_spec(deployments)])
-    access = {
-        "github_pr_create_comment": github_access("write"),
-        "github_pr_get_comment_status": github_access("read"),
-        "github_pr_merge": github_access("send"),
-        "deploy_release": local_access("send", "deployments"),
-    }
+    access = declared_access(registry)  # what each tool declares
     scope = TaskScope(
         repositories=frozenset(REPOSITORIES), grants=frozenset({"read", "write", "send"})
     )
@@ -259,7 +255,7 @@ def desk_host(
         access=access,
         scope=scope,
         # a merge asks with the tool's own preview (what changes, who it affects)
-        confirm={"github_pr_create_comment": post_policy, "deploy_release": deploy_policy},
+        confirm={CREATE_COMMENT_SPEC.name: post_policy, DEPLOY_SPEC.name: deploy_policy},
         clock=clock,
         session=session,
         ttl_s=ttl_s,
@@ -352,16 +348,13 @@ def open_walkthrough(*, faults: str | None = "commit_then_timeout:0.8") -> Walkt
     )
     clock = ManualClock()
     scope = TaskScope(repositories=frozenset(REPOSITORIES), grants=frozenset({"read", "write"}))
-    access = {
-        name: github_access("write" if name == "github_pr_create_comment" else "read")
-        for name in registry.names
-    }
+    access = declared_access(registry)  # the reads read, the post writes
     walk = Walkthrough(store=store, clock=clock, _stack=stack)
     walk.host = Host(
         registry,
         access=access,
         scope=scope,
-        confirm={_SNAPSHOT: _read_policy(walk), "github_pr_create_comment": post_policy},
+        confirm={_SNAPSHOT: _read_policy(walk), CREATE_COMMENT_SPEC.name: post_policy},
         clock=clock,
         session="S08",
     )

@@ -35,7 +35,6 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Literal, get_args
 
 from tutorial_lib.agent.evidence import Report, report_from_answer, report_from_evidence
@@ -46,14 +45,7 @@ from tutorial_lib.agent.output_check import (
     find_links,
     outside_link_station,
 )
-from tutorial_lib.core.authorization import (
-    AccessMap,
-    TaskScope,
-    authorize,
-    github_access,
-    outbound_access,
-    workspace_access,
-)
+from tutorial_lib.core.authorization import AccessMap, TaskScope, authorize, declared_access
 from tutorial_lib.core.contracts import ContractError, LogRecord
 from tutorial_lib.core.display import visible
 from tutorial_lib.core.host import Host
@@ -66,20 +58,37 @@ from tutorial_lib.emulator.fixtures import (
     build_store,
 )
 from tutorial_lib.emulator.service import serve_in_process
-from tutorial_lib.examples.outbound import OutboundGateway, http_send_spec
+from tutorial_lib.examples.outbound import HTTP_SEND_SPEC, OutboundGateway, http_send_spec
 from tutorial_lib.github.client import GitHubClient
-from tutorial_lib.github.composite import composite_tool_specs
+from tutorial_lib.github.composite import REVIEW_SNAPSHOT_SPEC, composite_tool_specs
 from tutorial_lib.github.dangerous import (
+    DELETE_COMMENT_SPEC,
+    EDIT_COMMENT_SPEC,
+    LIST_CONVERSATION_SPEC,
+    PENDING_APPROVE_SPEC,
+    PR_MERGE_SPEC,
+    SETTINGS_UPDATE_SPEC,
     DangerousContext,
     PendingActions,
     Settings,
     dangerous_tool_specs,
 )
 from tutorial_lib.github.pagination import CursorCodec
-from tutorial_lib.github.reads import GitHubToolContext, github_tool_specs
-from tutorial_lib.github.writes import WriteContext, write_tool_specs
-from tutorial_lib.workspace.read import read_lines_tool
-from tutorial_lib.workspace.search import search_files_tool
+from tutorial_lib.github.reads import (
+    GET_COMMENT_SPEC,
+    LIST_COMMENTS_SPEC,
+    PR_GET_SPEC,
+    GitHubToolContext,
+    github_tool_specs,
+)
+from tutorial_lib.github.writes import (
+    COMMENT_STATUS_SPEC,
+    CREATE_COMMENT_SPEC,
+    WriteContext,
+    write_tool_specs,
+)
+from tutorial_lib.workspace.read import READ_LINES_SPEC, read_lines_tool
+from tutorial_lib.workspace.search import SEARCH_FILES_SPEC, search_files_tool
 from tutorial_lib.worlds.obedient import NOTHING_TO_HANDLE, ObedientModel, PlacedPayload
 from tutorial_lib.worlds.payloads import ATTACKER_HOST, PAYLOADS, AttackGoal, Payload
 
@@ -128,24 +137,28 @@ Carrier = Literal[
 ]
 CARRIERS: tuple[Carrier, ...] = get_args(Carrier)
 
-#: The operator's declarations for chapter 06: class and resource of each tool. Settings
-#: and pending-action approval are not declared: only the user changes them.
-CHAPTER_ACCESS: AccessMap = MappingProxyType(
-    {
-        "github_pr_get": github_access("read"),
-        "github_pr_list_comments": github_access("read"),
-        "github_pr_get_comment": github_access("read"),
-        "github_pr_list_conversation": github_access("read"),
-        "github_pr_get_review_snapshot": github_access("read"),
-        "github_pr_get_comment_status": github_access("read"),
-        "github_pr_create_comment": github_access("write"),
-        "github_pr_edit_comment": github_access("write"),
-        "github_pr_delete_comment": github_access("delete"),
-        "github_pr_merge": github_access("send"),
-        "read_lines": workspace_access("read"),
-        "search_files": workspace_access("read", default="."),
-        "http_send": outbound_access("send"),
-    }
+#: The operator's declarations for chapter 06, derived from what each tool declares
+#: (:func:`~tutorial_lib.core.authorization.declared_access`), in the order the chapter
+#: shows them. Settings and pending-action approval declare nothing: only the user
+#: changes them, so no map of this chapter lets the model run them.
+CHAPTER_ACCESS: AccessMap = declared_access(
+    [
+        PR_GET_SPEC,
+        LIST_COMMENTS_SPEC,
+        GET_COMMENT_SPEC,
+        LIST_CONVERSATION_SPEC,
+        REVIEW_SNAPSHOT_SPEC,
+        COMMENT_STATUS_SPEC,
+        CREATE_COMMENT_SPEC,
+        EDIT_COMMENT_SPEC,
+        DELETE_COMMENT_SPEC,
+        PR_MERGE_SPEC,
+        READ_LINES_SPEC,
+        SEARCH_FILES_SPEC,
+        HTTP_SEND_SPEC,
+        SETTINGS_UPDATE_SPEC,
+        PENDING_APPROVE_SPEC,
+    ]
 )
 
 #: The scope of every read task of the suite: read example/shop and docs/, src/.
