@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.rule_harness import Exercise
-from tutorial_lib.course.cases import warmups as w
+from tutorial_lib.course.chapters.ch00_tool_contracts import cases as w
 
 
 def _line(number: int, text: str) -> dict[str, Any]:

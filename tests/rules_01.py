@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.rule_harness import Exercise
-from tutorial_lib.course.cases import read_cases as r
-from tutorial_lib.course.demos.demo_workspace import (
+from tutorial_lib.course.chapters.ch01_read_tool import cases as r
+from tutorial_lib.course.chapters.ch01_read_tool.demos import (
     inside_cases,
     inside_hidden_cases,
     make_demo_workspace,

@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.rule_harness import Exercise
 from tutorial_lib.core.tools import Annotations
-from tutorial_lib.course.cases import toolset_cases as t
+from tutorial_lib.course.chapters.ch02_tool_set import cases as t
 
 GET, CLOSE, LIST = range(3)
 

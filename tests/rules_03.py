@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.rule_harness import Exercise
 from tutorial_lib.core.contracts import DECISION_TABLE, next_step
-from tutorial_lib.course.cases.error_cases import (
+from tutorial_lib.course.chapters.ch03_error_contracts.cases import (
     DECIDE_RULES,
     DECISION_CASES,
     STATUS_ERROR_CASES,

@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from tests.rule_harness import Exercise
-from tutorial_lib.course.cases.page_cases import (
+from tutorial_lib.course.chapters.ch04_paged_summaries.cases import (
     CURSOR_CASES,
     CURSOR_TOKEN_CASES,
     MAKE_CURSOR_RULES,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.rule_harness import Exercise
-from tutorial_lib.course.cases.write_cases import (
+from tutorial_lib.course.chapters.ch05_writes_and_retries.cases import (
     DECIDE_RULES,
     RECONCILE_CASES,
     RECONCILE_RULES,

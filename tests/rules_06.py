@@ -11,7 +11,7 @@ from tests.rule_harness import Exercise
 from tutorial_lib.agent.evidence import MODEL_WORDS_LEFT_OUT
 from tutorial_lib.core.authorization import is_secret_path, normalize_workspace_path
 from tutorial_lib.core.display import hidden_class, visible
-from tutorial_lib.course.cases.authz_cases import (
+from tutorial_lib.course.chapters.ch06_authorization_and_injection.cases import (
     CARRIER_CASES,
     EXERCISE_ACCESS,
     IS_UNTRUSTED_RULES,

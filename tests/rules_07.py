@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.rule_harness import Exercise
 from tutorial_lib.core.confirmation import approval_digest
-from tutorial_lib.course.cases.approval_cases import (
+from tutorial_lib.course.chapters.ch07_user_confirmation.cases import (
     APPROVAL_ALLOWS_RULES,
     APPROVAL_CASES,
     approval_hidden_cases,

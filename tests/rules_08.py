@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.rule_harness import Exercise
-from tutorial_lib.course.cases.eval_cases import (
+from tutorial_lib.course.chapters.ch08_walkthrough_and_evaluation.cases import (
     FIRST_CALL_CASES,
     FIRST_CALL_INVALID_RATIO_RULES,
     FIX_CASES,

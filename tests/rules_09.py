@@ -13,7 +13,7 @@ from typing import Any
 
 from tests.rule_harness import Exercise
 from tutorial_lib.core.tools import Annotations, ToolSpec
-from tutorial_lib.course.cases.mcp_cases import (
+from tutorial_lib.course.chapters.ch09_mcp_server.cases import (
     WORD_COUNT_CASES,
     WORD_COUNT_SPEC_RULES,
     library_word_count_spec,

@@ -27,7 +27,7 @@ from tutorial_lib.core.confirmation import (
     Question,
     approval_digest,
 )
-from tutorial_lib.course.cases.approval_cases import (
+from tutorial_lib.course.chapters.ch07_user_confirmation.cases import (
     APPROVAL_CASES,
     approval_hidden_cases,
     approval_record,

@@ -35,7 +35,7 @@ from tutorial_lib.core.authorization import (
 from tutorial_lib.core.display import HIDDEN_CLASSES, hidden_characters
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry, ToolSpec
-from tutorial_lib.course.cases.authz_cases import (
+from tutorial_lib.course.chapters.ch06_authorization_and_injection.cases import (
     CARRIER_CASES,
     EXERCISE_ACCESS,
     MAY_RUN_CASES,

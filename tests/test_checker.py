@@ -63,7 +63,7 @@ from tutorial_lib.checker.run import (
 )
 from tutorial_lib.checker.static import lists_choices, pattern_bounds_length, static_findings
 from tutorial_lib.checker.workspace import destroyed
-from tutorial_lib.course.demos.reference_server import (
+from tutorial_lib.course.chapters.ch09_mcp_server.demos import (
     FILESYSTEM_SERVER_INSTALL,
     FILESYSTEM_SERVER_PACKAGE,
     FILESYSTEM_SERVER_VERSION,

@@ -38,7 +38,7 @@ from tutorial_lib.agent.loop import (
 )
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
-from tutorial_lib.course.cases.eval_cases import (
+from tutorial_lib.course.chapters.ch08_walkthrough_and_evaluation.cases import (
     FAILURES,
     FIRST_CALL_CASES,
     FIX_CASES,
@@ -327,7 +327,7 @@ def test_the_setup_names_do_not_hold_the_answer_key(
 ) -> None:
     """What the exercise imports shows no fix per failure, in either language: not in
     names, hints, values or the call the report prints."""
-    import tutorial_lib.course.cases.eval_cases as module
+    import tutorial_lib.course.chapters.ch08_walkthrough_and_evaluation.cases as module
 
     monkeypatch.setenv(LANGUAGE_VARIABLE, language)
     assert "FAILURE_FIXES" not in module.__all__ and not hasattr(module, "FAILURE_FIXES")

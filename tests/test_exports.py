@@ -27,7 +27,7 @@ from openai.types.shared_params import FunctionDefinition
 from pydantic import TypeAdapter
 
 from tutorial_lib.core.tools import NAME_PATTERN, Annotations, ToolSpec
-from tutorial_lib.course.demos.toolsets import GOOD_TOOLSET
+from tutorial_lib.course.chapters.ch02_tool_set.demos import GOOD_TOOLSET
 from tutorial_lib.design.exports import (
     TARGETS,
     ExportError,

@@ -20,7 +20,7 @@ from tools.notebooks import ROOT
 
 GLOSSARY = ROOT / "docs" / "glossary.md"
 NOTEBOOKS = sorted(ROOT.glob("notebooks/*.ipynb")) + sorted(ROOT.glob("solutions/*.ipynb"))
-QUIZ_BANKS = sorted(ROOT.glob("tutorial_lib/course/quiz_bank/*.json"))
+QUIZ_BANKS = sorted(ROOT.glob("tutorial_lib/course/chapters/ch*/quiz.json"))
 CODE_SPAN = re.compile(r"`([^`]+)`")
 
 # Terms the course cannot do without: the glossary must define each of them.

@@ -1,11 +1,12 @@
-"""Chapter 06's demonstrations print what really happened (course.demos.injection_demo)."""
+"""Chapter 06's demonstrations print what really happened
+(``course.chapters.ch06_authorization_and_injection.demos``)."""
 
 from __future__ import annotations
 
 import pytest
 
 from tutorial_lib.core.authorization import TaskScope
-from tutorial_lib.course.demos.injection_demo import (
+from tutorial_lib.course.chapters.ch06_authorization_and_injection.demos import (
     BOUNDARY_CALLS,
     access_rows,
     boundary_rows,

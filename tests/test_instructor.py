@@ -39,7 +39,7 @@ import pytest
 from tests.pieces import unavailable
 from tools import instructor
 from tutorial_lib.course import checks, grading
-from tutorial_lib.course.cases import warmups
+from tutorial_lib.course.chapters.ch00_tool_contracts import cases as warmups
 from tutorial_lib.course.checks import Case, check_hidden
 from tutorial_lib.course.submission_flags import library_use
 
@@ -83,7 +83,8 @@ LOOPING_READ_ALL = (
 )
 
 RAISING_LINE_AT = (
-    "from tutorial_lib.course.cases.warmups import line_at_answer\n\n" + CORRECT_LINE_AT
+    "from tutorial_lib.course.chapters.ch00_tool_contracts.cases import line_at_answer\n\n"
+    + CORRECT_LINE_AT
 )
 
 READER_LINE_AT = """import json, sqlite3, subprocess
@@ -151,7 +152,7 @@ PATCHER_LINE_AT = """import sys
 from IPython import get_ipython
 from IPython.display import display
 
-import tutorial_lib.course.cases.warmups as warmups
+import tutorial_lib.course.chapters.ch00_tool_contracts.cases as warmups
 import tutorial_lib.course.checks as checks
 import tutorial_lib.course.grading as grading
 
@@ -184,12 +185,14 @@ get_ipython()._showtraceback = lambda *args, **kwargs: None
 """
 PATCHER_READ_ALL = "pass\n"
 
-BORROWER_LINE_AT = """from tutorial_lib.course.cases.warmups import reference_line_at
-
+BORROWER_LINE_AT = (
+    "from tutorial_lib.course.chapters.ch00_tool_contracts.cases import reference_line_at\n"
+    """
 
 def line_at(lines, number):
     return reference_line_at(lines, number)
 """
+)
 
 WRITTEN_ANSWER = "缺的是方法和时机，不是能力：先用 gh 和一份操作说明。"
 
@@ -528,7 +531,10 @@ def test_an_answer_that_calls_the_reference_scores_but_is_flagged(workflow):
              if r["student"] == "borrower"}  # fmt: skip
     score, note = notes[LINE_AT]
     assert score == "1" and note.startswith("flag: the answer uses the library's code: ")
-    assert "line 1: from tutorial_lib.course.cases.warmups import reference_line_at" in note
+    assert (
+        "line 1: from tutorial_lib.course.chapters.ch00_tool_contracts.cases"
+        " import reference_line_at" in note
+    )
     assert notes[READ_ALL] == ("1", "")  # the other answer is the learner's own
 
 
@@ -688,7 +694,7 @@ def _hidden_cell(source: str) -> dict[str, Any]:
 
 
 HIDDEN_LINE_AT = (
-    "from tutorial_lib.course.cases.warmups import line_at_hidden_cases\n"
+    "from tutorial_lib.course.chapters.ch00_tool_contracts.cases import line_at_hidden_cases\n"
     "from tutorial_lib.course.checks import check_hidden\n\n"
     "check_hidden(line_at, line_at_hidden_cases())\n"
 )
@@ -928,8 +934,8 @@ def test_no_reference_solution_is_flagged(edition):
     "source",
     [
         "import tutorial_lib",
-        "from tutorial_lib.course.cases import warmups",
-        "import tutorial_lib.course.cases.warmups as w",
+        "from tutorial_lib.course.chapters.ch00_tool_contracts import cases as warmups",
+        "import tutorial_lib.course.chapters.ch00_tool_contracts.cases as w",
         "line_at = __import__('tutorial' + '_lib')",
         "import importlib\nm = importlib.import_module(name)",
         "from importlib import import_module",

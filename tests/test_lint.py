@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tutorial_lib.core.tools import READ_ONLY_LOCAL, Annotations, Registry, ToolSpec
-from tutorial_lib.course.demos.toolsets import BAD_TOOLSET, GOOD_TOOLSET
+from tutorial_lib.course.chapters.ch02_tool_set.demos import BAD_TOOLSET, GOOD_TOOLSET
 from tutorial_lib.design.lint import (
     NEAR_DUPLICATE_THRESHOLD,
     RULES,

@@ -27,7 +27,7 @@ import pytest
 from mcp import Client
 
 from tutorial_lib.core.authorization import workspace_access
-from tutorial_lib.course.cases.mcp_cases import (
+from tutorial_lib.course.chapters.ch09_mcp_server.cases import (
     VISIBLE_FILES,
     WORD_COUNT_CASES,
     WORD_COUNT_SPEC_RULES,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.rules_04 import READ_CURSOR_MUTANTS
-from tutorial_lib.course.cases import page_cases as p
+from tutorial_lib.course.chapters.ch04_paged_summaries import cases as p
 from tutorial_lib.course.checks import check_hidden, run_cases
 from tutorial_lib.language import source_text
 

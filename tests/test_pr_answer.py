@@ -14,7 +14,7 @@ import pytest
 
 from tutorial_lib.core.host import Host
 from tutorial_lib.core.tools import Registry
-from tutorial_lib.course.demos.pr_answer import findings_text, headline
+from tutorial_lib.course.chapters.ch04_paged_summaries.demos import findings_text, headline
 from tutorial_lib.course.table import display_width
 from tutorial_lib.emulator.fixtures import (
     ARJUN,

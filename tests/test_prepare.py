@@ -11,7 +11,7 @@ import pytest
 
 from tests import pieces
 from tools import prepare
-from tutorial_lib.course.demos import reference_server
+from tutorial_lib.course.chapters.ch09_mcp_server import demos as reference_server
 from tutorial_lib.language import LANGUAGE_VARIABLE
 
 

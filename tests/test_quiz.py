@@ -8,11 +8,11 @@ import re
 import string
 from collections import Counter
 from collections.abc import Iterator
-from importlib import resources
 from typing import Any
 
 import pytest
 
+from tutorial_lib.course.chapters import homes, quiz_file
 from tutorial_lib.course.quiz import Question, Quiz, QuizView, load_quiz, quiz_from_dict
 from tutorial_lib.language import LANGUAGE_VARIABLE
 
@@ -27,8 +27,7 @@ REASONED = Question(
 
 
 def bank_chapters() -> list[str]:
-    bank = resources.files("tutorial_lib.course.quiz_bank")
-    return sorted(p.name[:2] for p in bank.iterdir() if p.name.endswith(".json"))
+    return [number for number, home in homes().items() if home.joinpath("quiz.json").is_file()]
 
 
 def bank_questions() -> list[tuple[str, int, Question]]:
@@ -66,11 +65,7 @@ def correct_is_strictly_longest(question: Question) -> bool:
 def test_every_quiz_in_the_bank_loads_and_is_well_formed(chapter):
     quiz = load_quiz(chapter)
     assert len(quiz) >= 3
-    data = json.loads(
-        resources.files("tutorial_lib.course.quiz_bank")
-        .joinpath(f"{chapter}.json")
-        .read_text("utf-8")
-    )
+    data = json.loads(quiz_file(chapter).read_text("utf-8"))
     assert data["chapter"] == chapter
     for question in quiz.questions:
         assert len(set(question.options)) == len(question.options), "duplicate options"
@@ -312,8 +307,7 @@ CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def bank_data(chapter: str) -> dict[str, Any]:
-    bank = resources.files("tutorial_lib.course.quiz_bank")
-    return json.loads(bank.joinpath(f"{chapter}.json").read_text("utf-8"))
+    return json.loads(quiz_file(chapter).read_text("utf-8"))
 
 
 def bank_pairs(chapter: str) -> Iterator[tuple[str, str, str]]:

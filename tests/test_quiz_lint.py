@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import json
 import re
-from importlib import resources
 from typing import Any
 
 import pytest
 
+from tutorial_lib.course.chapters import homes
 from tutorial_lib.course.table import display_width
 
 LONGEST_SHARE = 0.25  # at most this share of a bank's questions: correct option strictly longest
@@ -68,11 +68,9 @@ VOCABULARY: dict[str, tuple[re.Pattern[str], str]] = {
 
 
 def banks() -> dict[str, dict[str, Any]]:
-    folder = resources.files("tutorial_lib.course.quiz_bank")
     return {
-        path.name[:2]: json.loads(path.read_text(encoding="utf-8"))
-        for path in sorted(folder.iterdir(), key=lambda p: p.name)
-        if path.name.endswith(".json")
+        number: json.loads(home.joinpath("quiz.json").read_text(encoding="utf-8"))
+        for number, home in homes().items()
     }
 
 

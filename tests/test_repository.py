@@ -106,4 +106,4 @@ def test_the_package_configuration_ships_the_whole_library():
     assert len(packages) > 8 and packages == found, sorted(packages ^ found)
     data = config["setuptools"]["package-data"]
     assert data["tutorial_lib"] == ["py.typed"] and (library / "py.typed").exists()
-    assert data["tutorial_lib.course.quiz_bank"] == ["*.json"]
+    assert data["tutorial_lib.course.chapters"] == ["*/quiz.json"]

@@ -30,6 +30,7 @@ from tests.test_browser import CHROMIUM_ARGS, _find_chromium  # the lab tests' f
 from tests.test_language import CJK
 from tools import site
 from tools.prepare import NODE_DIR, pinned
+from tutorial_lib.course.chapters import quiz_file
 
 pytestmark = pytest.mark.browser
 
@@ -88,9 +89,7 @@ def test_the_site_has_every_page_of_both_editions() -> None:
 
 def test_an_english_page_gets_its_quiz_rebuilt_in_english_and_nothing_else_changes() -> None:
     english = nbformat.read(site.ROOT / "en" / "notebooks" / "03_error_contracts.ipynb", 4)
-    bank = json.loads(
-        (site.ROOT / "tutorial_lib" / "course" / "quiz_bank" / "03.json").read_text("utf-8")
-    )
+    bank = json.loads(quiz_file("03").read_text("utf-8"))
     rebuilt = site.with_quiz_in("en", english)
     state = rebuilt.metadata.widgets[site.WIDGET_STATE]["state"]
     text = json.dumps(state, ensure_ascii=False)

@@ -13,7 +13,7 @@ import pytest
 
 from tests.rules_02 import CLOSE, GET, LIST
 from tutorial_lib.core.tools import ToolSpec
-from tutorial_lib.course.cases import toolset_cases as t
+from tutorial_lib.course.chapters.ch02_tool_set import cases as t
 from tutorial_lib.course.checks import check_hidden, run_cases
 from tutorial_lib.language import source_text
 

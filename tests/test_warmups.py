@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tutorial_lib.course.cases.warmups import LINE_AT_CASES, READ_ALL_PAGES_CASES, FakePages
+from tutorial_lib.course.chapters.ch00_tool_contracts.cases import (
+    LINE_AT_CASES,
+    READ_ALL_PAGES_CASES,
+    FakePages,
+)
 from tutorial_lib.course.checks import run_cases
 from tutorial_lib.language import source_text
 
@@ -143,14 +147,17 @@ def failed_names(function, cases, **kw):
 
 def test_every_reference_passes_its_visible_and_hidden_tables(tmp_path):
     from tutorial_lib.core.contracts import next_step
-    from tutorial_lib.course.cases import error_cases, page_cases, read_cases, toolset_cases
-    from tutorial_lib.course.cases import warmups as w
-    from tutorial_lib.course.demos.demo_workspace import (
+    from tutorial_lib.course.chapters.ch00_tool_contracts import cases as w
+    from tutorial_lib.course.chapters.ch01_read_tool import cases as read_cases
+    from tutorial_lib.course.chapters.ch01_read_tool.demos import (
         inside_cases,
         inside_hidden_cases,
         make_demo_workspace,
         reference_is_inside,
     )
+    from tutorial_lib.course.chapters.ch02_tool_set import cases as toolset_cases
+    from tutorial_lib.course.chapters.ch03_error_contracts import cases as error_cases
+    from tutorial_lib.course.chapters.ch04_paged_summaries import cases as page_cases
     from tutorial_lib.workspace.read_schema import validate_manually
 
     root = make_demo_workspace(tmp_path)
@@ -199,8 +206,10 @@ def test_every_reference_passes_its_visible_and_hidden_tables(tmp_path):
 
 
 def test_hidden_tables_are_seeded_and_deterministic():
-    from tutorial_lib.course.cases import error_cases, page_cases, read_cases
-    from tutorial_lib.course.cases import warmups as w
+    from tutorial_lib.course.chapters.ch00_tool_contracts import cases as w
+    from tutorial_lib.course.chapters.ch01_read_tool import cases as read_cases
+    from tutorial_lib.course.chapters.ch03_error_contracts import cases as error_cases
+    from tutorial_lib.course.chapters.ch04_paged_summaries import cases as page_cases
 
     for generate in (
         w.line_at_hidden_cases,
@@ -276,7 +285,7 @@ def _validator(order="missing,unknown,fields", per_field=False, types_first=Fals
     ],
 )
 def test_validator_table_catches_each_order_mistake(mistake, failing_case):
-    from tutorial_lib.course.cases.read_cases import validator_cases, verdict_of
+    from tutorial_lib.course.chapters.ch01_read_tool.cases import validator_cases, verdict_of
 
     assert _validator()  # the configurable validator itself is right by default
     assert run_cases(_validator(), validator_cases(), key=verdict_of).all_passed
@@ -284,7 +293,7 @@ def test_validator_table_catches_each_order_mistake(mistake, failing_case):
 
 
 def test_a_hard_coded_validator_passes_the_visible_table_and_fails_the_hidden_one():
-    from tutorial_lib.course.cases.read_cases import (
+    from tutorial_lib.course.chapters.ch01_read_tool.cases import (
         validator_cases,
         validator_hidden_cases,
         verdict_of,
@@ -303,7 +312,7 @@ def test_a_hard_coded_validator_passes_the_visible_table_and_fails_the_hidden_on
 
 def test_decision_table_catches_not_found_before_unknown():
     from tutorial_lib.core.contracts import next_step
-    from tutorial_lib.course.cases.error_cases import DECISION_CASES
+    from tutorial_lib.course.chapters.ch03_error_contracts.cases import DECISION_CASES
 
     def decide(error):
         if error["code"] == "not_found":
@@ -314,7 +323,10 @@ def test_decision_table_catches_not_found_before_unknown():
 
 
 def test_status_table_catches_a_message_without_the_current_status():
-    from tutorial_lib.course.cases.error_cases import STATUS_ERROR_CASES, reference_status_error
+    from tutorial_lib.course.chapters.ch03_error_contracts.cases import (
+        STATUS_ERROR_CASES,
+        reference_status_error,
+    )
 
     def status_error(task_id, current, received):
         error = reference_status_error(task_id, current, received)
@@ -324,7 +336,10 @@ def test_status_table_catches_a_message_without_the_current_status():
 
 
 def test_a_failing_status_case_names_the_key_that_is_wrong_and_what_came_back():
-    from tutorial_lib.course.cases.error_cases import STATUS_ERROR_CASES, reference_status_error
+    from tutorial_lib.course.chapters.ch03_error_contracts.cases import (
+        STATUS_ERROR_CASES,
+        reference_status_error,
+    )
     from tutorial_lib.examples.tasks import STARTED_WORDS
 
     def answer(**changes):
@@ -379,8 +394,8 @@ def test_a_failing_status_case_names_the_key_that_is_wrong_and_what_came_back():
 
 
 def test_fixed_tools_table_refuses_three_good_tools_of_another_domain():
-    from tutorial_lib.course.cases.toolset_cases import FIXED_TOOLS_CASES
-    from tutorial_lib.course.demos.toolsets import GOOD_TOOLSET
+    from tutorial_lib.course.chapters.ch02_tool_set.cases import FIXED_TOOLS_CASES
+    from tutorial_lib.course.chapters.ch02_tool_set.demos import GOOD_TOOLSET
 
     failed = failed_names(lambda: list(GOOD_TOOLSET[:3]), FIXED_TOOLS_CASES)
     assert "linter 没有发现" not in failed
@@ -394,7 +409,7 @@ def test_cursor_tables_refuse_a_plain_text_key_and_a_padded_standard_base64():
     import hashlib
     import hmac
 
-    from tutorial_lib.course.cases.page_cases import (
+    from tutorial_lib.course.chapters.ch04_paged_summaries.cases import (
         CURSOR_CASES,
         CURSOR_TOKEN_CASES,
         cursor_round_trip,

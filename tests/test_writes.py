@@ -827,7 +827,7 @@ def test_the_write_tools_pass_the_linter_and_export_to_every_api() -> None:
 
 
 def test_the_exercise_tables_are_the_librarys_own_answers() -> None:
-    from tutorial_lib.course.cases.write_cases import (
+    from tutorial_lib.course.chapters.ch05_writes_and_retries.cases import (
         RECONCILE_CASES,
         WRITE_DECISION_CASES,
         library_decision,
@@ -843,7 +843,10 @@ def test_the_exercise_tables_are_the_librarys_own_answers() -> None:
 
 def test_the_exercise_cases_have_distinct_names_and_hints() -> None:
     # The check prints one line per name: two cases with one name could not be told apart.
-    from tutorial_lib.course.cases.write_cases import RECONCILE_CASES, WRITE_DECISION_CASES
+    from tutorial_lib.course.chapters.ch05_writes_and_retries.cases import (
+        RECONCILE_CASES,
+        WRITE_DECISION_CASES,
+    )
 
     for cases in (WRITE_DECISION_CASES, RECONCILE_CASES):
         for index in range(2):  # each language: the Chinese names, then the English ones
@@ -897,7 +900,7 @@ def test_read_back_waits_count_against_the_writes_total_budget() -> None:
 
 
 def test_exercise_05_hidden_tests_catch_what_the_visible_table_lets_through() -> None:
-    from tutorial_lib.course.cases.write_cases import (
+    from tutorial_lib.course.chapters.ch05_writes_and_retries.cases import (
         RECONCILE_CASES,
         WRITE_DECISION_CASES,
         decide_hidden_cases,

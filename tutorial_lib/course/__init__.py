@@ -1,7 +1,8 @@
 """The course's own instruments: the only place IPython, ipywidgets and matplotlib appear.
 
 - ``checks``: ``check`` / ``run_cases`` for learners' exercise code (one line per case);
-- ``quiz``: self-check quizzes (``load_quiz``) and their bank ``quiz_bank``;
+- ``quiz``: self-check quizzes (``load_quiz``), each in its chapter's home;
+- ``chapters``: each chapter's home (``chNN_topic``): its cases, demos and quiz;
 - ``source``: ``show_source``, to display library code instead of copying it;
 - ``table``: aligned text tables; ``progress``: a progress bar;
 - ``confirm_widgets``: chapter 07's confirmation widgets;

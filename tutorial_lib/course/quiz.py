@@ -5,7 +5,8 @@ view (options, a submit button, the explanation revealed after submitting); else
 prints the questions as plain text. ``Quiz.answer(number, "B")`` is the same decision
 without a frontend: tests, nbval and terminal users call it.
 
-The questions live in ``tutorial_lib/course/quiz_bank/NN.json`` and not in the notebook, so
+The questions live in each chapter's home, ``tutorial_lib/course/chapters/chNN_topic/quiz.json``,
+and not in the notebook, so
 the answers are not sitting in a code cell above the quiz. A bank question gives every
 option its own reason (why it is right or wrong); the learner sees them all after answering.
 A prompt may show a tool result or a cell's output as a fenced block (three backticks on a
@@ -33,12 +34,12 @@ import re
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import ipywidgets as widgets
 
+from tutorial_lib.course.chapters import quiz_file
 from tutorial_lib.course.table import wrap
 from tutorial_lib.language import Language, Text, checked_language, current_language
 
@@ -393,8 +394,10 @@ def load_quiz(
     """
     if not (isinstance(chapter, str) and len(chapter) == 2 and chapter.isdigit()):
         raise ValueError(f"chapter must be two digits such as '00', got {chapter!r}")
-    bank = resources.files("tutorial_lib.course.quiz_bank")
-    source = bank.joinpath(f"{chapter}.json")
+    try:
+        source = quiz_file(chapter)
+    except ValueError:
+        raise ValueError(f"no quiz for chapter {chapter!r}") from None
     if not source.is_file():
         raise ValueError(f"no quiz for chapter {chapter!r}")
     quiz = quiz_from_dict(json.loads(source.read_text(encoding="utf-8")))
@@ -412,7 +415,8 @@ def load_quiz(
 
 
 def quiz_from_dict(data: dict[str, Any], *, language: Language | None = None) -> Quiz:
-    """Build a :class:`Quiz` from the quiz-bank JSON shape (see ``quiz_bank/00.json``).
+    """Build a :class:`Quiz` from the quiz JSON shape (see
+    ``chapters/ch00_tool_contracts/quiz.json``).
 
     Each option is either a string or ``{"text": ..., "why": ...}``; a question gives
     reasons for all of its options or for none. In English (``language``, default: the

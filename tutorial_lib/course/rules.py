@@ -16,18 +16,27 @@ proves each row: the named visible case exists, and an answer that breaks only t
 Names are bilingual (:class:`~tutorial_lib.language.Text`) and identified by their
 Chinese source: a rule points at its visible case with :func:`case_named`, which finds the
 case by that source and returns its name, so the English is written once, on the case.
+
+The tables are data: each chapter's home keeps them in ``rules.json`` (table name -> rows of
+``name``, ``statement``, ``visible``, ``hidden``, each ``{"zh": ..., "en": ...}`` or a
+string; a ``visible`` of ``{"case": source}`` names the visible case by its Chinese
+source), and
+:func:`load_rules` builds the :class:`Rule` objects.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from typing import Any
 
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.table import wrap
 from tutorial_lib.language import Text, source_text, tr
 
-__all__ = ["Rule", "case_named", "rule_table", "rules_without_cases"]
+__all__ = ["Rule", "case_named", "load_rules", "rule_table", "rules_without_cases"]
 
 
 @dataclass(frozen=True)
@@ -79,3 +88,45 @@ def rule_table(rules: Sequence[Rule], width: int = 92) -> str:
             tr(f"   隐藏用例变化：{hidden}", f"   Hidden cases vary: {hidden}"), width, "     "
         )
     return "\n".join(lines)
+
+
+def _text(value: Any) -> str | Text:
+    if isinstance(value, Mapping):
+        return Text(zh=str(value["zh"]), en=str(value["en"]))
+    return str(value)
+
+
+@cache
+def _rules_data(chapter: str) -> Mapping[str, Any]:
+    from tutorial_lib.course.chapters import homes
+
+    home = homes().get(chapter)
+    if home is None:
+        raise ValueError(f"no chapter {chapter!r}")
+    data: Mapping[str, Any] = json.loads(home.joinpath("rules.json").read_text("utf-8"))
+    return data
+
+
+def _visible(value: Any, cases: Sequence[Case]) -> str | Text:
+    if isinstance(value, Mapping) and "case" in value:
+        return case_named(cases, str(value["case"]))
+    return _text(value)
+
+
+def load_rules(chapter: str, table: str, cases: Sequence[Case] = ()) -> tuple[Rule, ...]:
+    """The rule table ``table`` of ``chapter`` (two digits), from its home's ``rules.json``:
+    a row's ``visible`` is ``{"case": source}`` for the case of ``cases`` whose name has
+    that Chinese source (:func:`case_named`), or a name of its own (a string, or
+    ``{"zh", "en"}``)."""
+    rows = _rules_data(chapter).get(table)
+    if rows is None:
+        raise ValueError(f"chapter {chapter} has no rule table {table!r}")
+    return tuple(
+        Rule(
+            _text(row["name"]),
+            _text(row["statement"]),
+            _visible(row["visible"], cases),
+            _text(row["hidden"]),
+        )
+        for row in rows
+    )

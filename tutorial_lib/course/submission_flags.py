@@ -55,7 +55,8 @@ _REACHING_ATTRIBUTES = frozenset(
 
 def library_use(source: str) -> list[str]:
     """The ways into the library's code that the learner's ``source`` contains, as
-    evidence lines (``"line 3: import tutorial_lib.course.cases.warmups"``); ``[]`` when
+    evidence lines (``"line 3: import tutorial_lib.course.chapters.ch00_tool_contracts.cases"``);
+    ``[]`` when
     there is none or the source does not parse (it then fails its tests anyway)."""
     try:
         tree = ast.parse(source)

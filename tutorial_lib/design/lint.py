@@ -5,12 +5,13 @@ schema, and learns what a call did from the description and the annotations. :fu
 checks a tool set for the mistakes that make those steps guesswork, and reports each one
 as a :class:`Finding` that says what is wrong and how to fix it::
 
-    from tutorial_lib.course.demos.toolsets import BAD_TOOLSET, GOOD_TOOLSET
+    from tutorial_lib.course.chapters.ch02_tool_set.demos import BAD_TOOLSET, GOOD_TOOLSET
     from tutorial_lib.design.lint import format_findings, lint
     print(format_findings(lint(BAD_TOOLSET)))
     lint(GOOD_TOOLSET)  # -> []
 
-(the example tool sets live with the course, :mod:`tutorial_lib.course.demos.toolsets`: a design
+(the example tool sets live with the course,
+:mod:`tutorial_lib.course.chapters.ch02_tool_set.demos`: a design
 instrument depends on the core only, never on a tool package).
 
 Every rule is a small, documented heuristic over words, not language understanding: it

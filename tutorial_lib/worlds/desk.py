@@ -7,7 +7,8 @@ its confirmation flow) and a :class:`ManualClock`.
 
 Chapter 07: :func:`desk_host` builds its road: the chapter 05 write tool
 ``github_pr_create_comment``, the merge, the example ``deploy_release`` tool. The desk
-with its widgets, ``open_desk``, is :mod:`tutorial_lib.course.demos.confirm_demo`'s (the
+with its widgets, ``open_desk``, is
+:mod:`tutorial_lib.course.chapters.ch07_user_confirmation.demos`'s (the
 only part that needs ipywidgets). Every write and send asks the user by default (the
 host's rule by action class), with the tool's own preview; the chapter's two overrides:
 
@@ -236,7 +237,8 @@ def desk_host(
     (recording into ``deployments``), authorization on both repositories, and confirmation
     (:func:`post_policy`, :func:`deploy_policy`; a merge asks with its own preview).
 
-    :func:`tutorial_lib.course.demos.confirm_demo.open_desk` puts it on a desk with widgets.
+    :func:`tutorial_lib.course.chapters.ch07_user_confirmation.demos.open_desk` puts it on a
+    desk with widgets.
     """
     writes = WriteContext(client, sleep=lambda _seconds: None, seed=7)
     # the merge: the one GitHub tool that sends (what it declares, not its name)

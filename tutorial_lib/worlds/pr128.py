@@ -28,7 +28,7 @@ Chapter 04 builds the answer for PR 128 by hand, playing the agent (:func:`judge
 holds its judgements); chapter 08's walkthrough (:mod:`tutorial_lib.worlds.desk`) makes
 the same answer end to end and posts :func:`conclusion_text`. This module is the logic;
 the findings as a notebook shows them, wrapped by display width, are
-:mod:`tutorial_lib.course.demos.pr_answer`'s.
+:mod:`tutorial_lib.course.chapters.ch04_paged_summaries.demos`'s.
 
 :func:`build_answer` refuses an answer that drops a comment it read: every unresolved
 comment of the listing is either judged or set aside with a reason (bots and outdated
@@ -180,7 +180,8 @@ class PullRequestAnswer:
         """What was read, how many of each class, and that the classes are a judgement.
 
         One line, unwrapped: :func:`conclusion_text` posts it, and
-        :func:`tutorial_lib.course.demos.pr_answer.headline` wraps it for a notebook.
+        :func:`tutorial_lib.course.chapters.ch04_paged_summaries.demos.headline` wraps it for
+        a notebook.
         """
         counts = "，".join(
             f"{CATEGORY_SHORT[c]} {len(v)} 条" for c, v in self.by_category().items()

@@ -3,7 +3,7 @@
 :data:`GOOD_TOOLSET` passes :func:`tutorial_lib.design.lint.lint` clean; :data:`BAD_TOOLSET`
 makes every rule fire at least once::
 
-    from tutorial_lib.course.demos.toolsets import BAD_TOOLSET, GOOD_TOOLSET
+    from tutorial_lib.course.chapters.ch02_tool_set.demos import BAD_TOOLSET, GOOD_TOOLSET
     from tutorial_lib.design.lint import format_findings, lint
     print(format_findings(lint(BAD_TOOLSET)))
     lint(GOOD_TOOLSET)  # -> []

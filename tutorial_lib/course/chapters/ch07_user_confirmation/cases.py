@@ -65,7 +65,7 @@ from tutorial_lib.core.confirmation import (
     approval_problem,
 )
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule, case_named
+from tutorial_lib.course.rules import Rule, load_rules
 from tutorial_lib.language import Text
 
 __all__ = [
@@ -656,146 +656,7 @@ APPROVAL_CASES: tuple[Case, ...] = (
 
 #: Every rule the exercise's task text states, the visible case that fails an answer
 #: breaking only that rule, and what :func:`approval_hidden_cases` varies for it.
-APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = (
-    Rule(
-        "other_session",
-        Text(zh="批准来自另一个会话就拒绝。", en="Refuse an approval from another session."),
-        case_named(APPROVAL_CASES, "other_session：另一个会话的批准"),
-        Text(
-            zh="批准属于三个会话之一，约七分之一不是提问的会话。",
-            en="The approval belongs to one of three sessions; about one in seven is "
-            "not the asking session.",
-        ),
-    ),
-    Rule(
-        "other_tool",
-        Text(zh="批准的是另一个工具就拒绝。", en="Refuse an approval of another tool."),
-        case_named(APPROVAL_CASES, "other_tool：批准的是编辑，调用的是删除"),
-        Text(
-            zh="约八分之一的调用换成另一个工具（有时连参数一起换）。",
-            en="About one call in eight goes to another tool (sometimes with other arguments too).",
-        ),
-    ),
-    Rule(
-        Text(zh="工具名区分大小写", en="tool names are case-sensitive"),
-        Text(
-            zh="批准的工具和调用的工具按原样比较，区分大小写。",
-            en="The approved tool and the called tool are compared as they are, case-sensitively.",
-        ),
-        case_named(APPROVAL_CASES, "other_tool：工具名区分大小写"),
-        Text(
-            zh="调用的工具名偶尔换了大小写（GITHUB_PR_MERGE、Deploy_Release……）。",
-            en="Now and then the called tool's name comes in another case "
-            "(GITHUB_PR_MERGE, Deploy_Release…).",
-        ),
-    ),
-    Rule(
-        "used",
-        Text(
-            zh='状态是 "executed" 就拒绝：一个批准只放行一次。',
-            en='Refuse when the state is "executed": an approval lets a call through only once.',
-        ),
-        case_named(APPROVAL_CASES, "used：第二次点击（executed）"),
-        Text(
-            zh="约一成的批准是 executed，配上及时或过期的时间、改过或没改的参数。",
-            en="About one approval in ten is executed, with now before or after the "
-            "expiry, and with changed or unchanged arguments.",
-        ),
-    ),
-    Rule(
-        "not_accepted",
-        Text(
-            zh='状态不是 "accepted"（还没回答、拒绝、取消、已过期）就拒绝。',
-            en='Refuse when the state is not "accepted" (not answered yet, declined, '
-            "cancelled, expired).",
-        ),
-        case_named(APPROVAL_CASES, "not_accepted：用户取消了（cancelled）"),
-        Text(
-            zh="六种状态都会抽到：asked、declined、cancelled、expired 各占一成左右。",
-            en="All six states are drawn: asked, declined, cancelled and expired "
-            "about one in ten each.",
-        ),
-    ),
-    Rule(
-        Text(zh="参数里的标志不是回答", en="a flag in the arguments is no answer"),
-        Text(
-            zh="只有用户的回答能让状态变成 accepted：调用参数里的 approved、confirm 不算。",
-            en="Only the user's answer can make the state accepted: approved or "
-            "confirm in the call's arguments does not count.",
-        ),
-        case_named(APPROVAL_CASES, "not_accepted：还没回答，参数里却写着 approved: true"),
-        Text(
-            zh="asked、declined、cancelled、expired 的请求，约三成的调用参数里被模型加了 approved、"
-            "confirm 或 user_confirmed。",
-            en="Of the asked, declined, cancelled and expired requests, about three "
-            "calls in ten carry an approved, confirm or user_confirmed that the "
-            "model added to the arguments.",
-        ),
-    ),
-    Rule(
-        Text(zh="按顺序检查", en="check in order"),
-        Text(
-            zh="按顺序检查，第一个不满足的就是答案。",
-            en="Check in order: the first check that fails is the answer.",
-        ),
-        case_named(APPROVAL_CASES, "not_accepted 先于 expired：状态是 expired"),
-        Text(
-            zh="一次输入常常同时有几个问题（别的会话加用过、过期加参数变了……）。",
-            en="One input often has several problems at once (another session and "
-            "used, expired and changed arguments…).",
-        ),
-    ),
-    Rule(
-        "expired",
-        Text(zh="now 晚于 expires_at 就拒绝。", en="Refuse when now is later than expires_at."),
-        case_named(APPROVAL_CASES, "expired：过期了 0.001 秒"),
-        Text(
-            zh="now 比 expires_at 晚 0.001 秒、1 秒、45 秒。",
-            en="now is 0.001 seconds, 1 second or 45 seconds past expires_at.",
-        ),
-    ),
-    Rule(
-        Text(zh="恰好等于截止时刻还有效", en="exactly at the expiry is still valid"),
-        Text(
-            zh="now 恰好等于 expires_at 还算有效。",
-            en="now exactly equal to expires_at is still valid.",
-        ),
-        case_named(APPROVAL_CASES, "放行：now 恰好等于 expires_at"),
-        Text(
-            zh="约两成的输入 now 恰好等于 expires_at。",
-            en="In about two inputs in ten, now is exactly expires_at.",
-        ),
-    ),
-    Rule(
-        "other_arguments",
-        Text(
-            zh="调用参数的摘要与批准的摘要不同就拒绝（哪怕只差一个字符）。",
-            en="Refuse when the digest of the call's arguments differs from the "
-            "approval's digest (even by one character).",
-        ),
-        case_named(APPROVAL_CASES, "other_arguments：正文改了一个字符"),
-        Text(
-            zh="参数改了一个字符、一个数、一个类型，或去掉了一个键；也有只换了键的顺序的。",
-            en="The arguments change by one character, one number or one type, or "
-            "lose a key; some only change the key order.",
-        ),
-    ),
-    Rule(
-        Text(
-            zh="多了 confirm 也是另一组参数", en="an extra confirm is another set of arguments too"
-        ),
-        Text(
-            zh="多了一个 confirm: true 也是另一组参数。",
-            en="An extra confirm: true is another set of arguments too.",
-        ),
-        case_named(APPROVAL_CASES, "other_arguments：模型加了 confirm: true"),
-        Text(
-            zh="约一成的调用被模型加了 confirm、approved 或 user_confirmed。",
-            en="About one call in ten carries a confirm, approved or user_confirmed "
-            "that the model added.",
-        ),
-    ),
-)
+APPROVAL_ALLOWS_RULES: tuple[Rule, ...] = load_rules("07", "APPROVAL_ALLOWS_RULES", APPROVAL_CASES)
 
 # --------------------------------------------------------------------------- hidden cases
 

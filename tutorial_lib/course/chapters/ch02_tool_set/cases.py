@@ -6,7 +6,8 @@ ticket, a write, with a timeout in seconds; list the tickets page by page with a
 and pass :func:`tutorial_lib.design.lint.lint` clean.
 
 Passing the linter is not enough: any clean tool set passes it (three tools of
-:data:`~tutorial_lib.course.demos.toolsets.GOOD_TOOLSET` do). So :data:`FIXED_TOOLS_CASES` also
+:data:`~tutorial_lib.course.chapters.ch02_tool_set.demos.GOOD_TOOLSET` do). So
+:data:`FIXED_TOOLS_CASES` also
 checks each capability: :func:`capability_report` finds the tool that fits a capability
 best and says, requirement by requirement, what it has; a failing case names the
 requirement that is not met. Two requirements concern the description beyond the linter:
@@ -28,7 +29,7 @@ from jsonschema import Draft202012Validator
 
 from tutorial_lib.core.tools import Annotations, ToolSpec
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule, case_named
+from tutorial_lib.course.rules import Rule, load_rules
 from tutorial_lib.design.lint import lint, name_tokens
 from tutorial_lib.language import Text, tr
 
@@ -414,179 +415,7 @@ FIXED_TOOLS_CASES: tuple[Case, ...] = (
 #: Every rule the exercise states, with the visible case that catches an answer breaking it.
 #: A rule that holds for each tool has one row per tool: an answer that breaks it for one
 #: tool only fails that tool's case.
-FIXED_TOOLS_RULES: tuple[Rule, ...] = (
-    Rule(
-        Text(zh="命名空间", en="namespace"),
-        Text(
-            zh="带命名空间的名称（例如 tickets_...）。", en="Namespaced names (e.g. tickets_...)."
-        ),
-        case_named(FIXED_TOOLS_CASES, "名称带命名空间"),
-        Text(zh="每个工具的名称", en="every tool's name"),
-    ),
-    Rule(
-        Text(zh="描述写全", en="complete descriptions"),
-        Text(
-            zh="描述写明目标、范围、分页、副作用。",
-            en="Descriptions state the target, the scope, paging and side effects.",
-        ),
-        case_named(FIXED_TOOLS_CASES, "linter 没有发现"),
-        Text(zh="每个工具的 linter 发现", en="every tool's linter findings"),
-    ),
-    Rule(
-        Text(
-            zh="副作用写进描述（关闭工单）", en="side effects in the description (closing a ticket)"
-        ),
-        Text(
-            zh="写入的工具在描述里说清它写了什么。",
-            en="A tool that writes says in its description what it writes.",
-        ),
-        case_named(FIXED_TOOLS_CASES, "linter 没有发现"),
-        Text(zh="每个工具的 linter 发现", en="every tool's linter findings"),
-    ),
-    Rule(
-        Text(
-            zh="只读写进描述（读一张工单）", en="read-only in the description (reading one ticket)"
-        ),
-        Text(
-            zh="只读的两个工具在描述里写明只读（例如 Read-only.）。",
-            en="The two read-only tools say in their descriptions that they are read-only (e.g."
-            " Read-only.).",
-        ),
-        case_named(FIXED_TOOLS_CASES, "getData 的能力：按 id 读一张工单"),
-        Text(
-            zh="三个工具逐个查：描述写了只读，当且仅当注解是只读",
-            en="each of the three tools: the description says read-only if and only if the"
-            " annotation is read-only",
-        ),
-    ),
-    Rule(
-        Text(zh="只读写进描述（列出工单）", en="read-only in the description (listing tickets)"),
-        Text(
-            zh="只读的两个工具在描述里写明只读（例如 Read-only.）。",
-            en="The two read-only tools say in their descriptions that they are read-only (e.g."
-            " Read-only.).",
-        ),
-        case_named(FIXED_TOOLS_CASES, "sync 的能力：分页列出工单"),
-        Text(
-            zh="三个工具逐个查：描述写了只读，当且仅当注解是只读",
-            en="each of the three tools: the description says read-only if and only if the"
-            " annotation is read-only",
-        ),
-    ),
-    Rule(
-        Text(zh="不收未声明的参数", en="no undeclared arguments"),
-        Text(zh="additionalProperties: false。", en="additionalProperties: false."),
-        case_named(FIXED_TOOLS_CASES, "linter 没有发现"),
-        Text(zh="调用里多出一个未声明的参数", en="a call with one extra, undeclared argument"),
-    ),
-    Rule(
-        Text(zh="数字带单位", en="numbers with units"),
-        Text(zh="带单位的数字。", en="Numbers with units."),
-        case_named(FIXED_TOOLS_CASES, "linter 没有发现"),
-        Text(zh="超时参数的名字和取值", en="the timeout argument's name and values"),
-    ),
-    Rule(
-        Text(zh="注解正确", en="correct annotations"),
-        Text(
-            zh="正确的工具注解（两个只读，一个写入）。",
-            en="Correct tool annotations (two read-only, one that writes).",
-        ),
-        case_named(FIXED_TOOLS_CASES, "三个工具：两个只读，一个写入"),
-        Text(zh="每个工具的 read_only", en="every tool's read_only"),
-    ),
-    Rule(
-        Text(zh="读一张工单", en="read one ticket"),
-        Text(
-            zh="只读；唯一的必填参数是整数的工单 id。",
-            en="Read-only; the only required argument is the ticket's integer id.",
-        ),
-        case_named(FIXED_TOOLS_CASES, "getData 的能力：按 id 读一张工单"),
-        Text(
-            zh="id 缺失，或是字符串、小数、bool、null",
-            en="id missing, or a string, a decimal, a bool, null",
-        ),
-    ),
-    Rule(
-        Text(zh="关闭一张工单", en="close one ticket"),
-        Text(
-            zh="写入；唯一的必填参数是整数的工单 id。",
-            en="Writes; the only required argument is the ticket's integer id.",
-        ),
-        case_named(FIXED_TOOLS_CASES, "runAction 的能力：关闭一张工单（写入，超时以秒计）"),
-        Text(
-            zh="id 缺失，或是字符串、小数、bool、null",
-            en="id missing, or a string, a decimal, a bool, null",
-        ),
-    ),
-    Rule(
-        Text(zh="超时以秒计", en="timeout in seconds"),
-        Text(
-            zh="保留超时参数，单位是秒，写进名字（例如 timeout_seconds）。",
-            en="Keep the timeout argument; its unit is seconds, written into its name (e.g."
-            " timeout_seconds).",
-        ),
-        case_named(FIXED_TOOLS_CASES, "runAction 的能力：关闭一张工单（写入，超时以秒计）"),
-        Text(zh="带或不带超时、超时的类型", en="with or without a timeout, and the timeout's type"),
-    ),
-    Rule(
-        Text(zh="列出工单", en="list tickets"),
-        Text(
-            zh="只读；没有必填参数，用可选的字符串参数 cursor 取下一页。",
-            en="Read-only; no required argument, and an optional string argument cursor fetches"
-            " the next page.",
-        ),
-        case_named(FIXED_TOOLS_CASES, "sync 的能力：分页列出工单"),
-        Text(zh="带或不带 cursor、cursor 的类型", en="with or without cursor, and cursor's type"),
-    ),
-    Rule(
-        Text(
-            zh="第一句说的是工单（读一张工单）",
-            en="the opening sentence is about tickets (reading one ticket)",
-        ),
-        Text(
-            zh="每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
-            en="Each description's opening sentence names tickets: the whole word ticket or"
-            " tickets, with no negation before it.",
-        ),
-        case_named(FIXED_TOOLS_CASES, "getData 的能力：按 id 读一张工单"),
-        Text(
-            zh="三个工具逐个查第一句，不论它们的顺序",
-            en="the opening sentence of each of the three tools, whatever their order",
-        ),
-    ),
-    Rule(
-        Text(
-            zh="第一句说的是工单（关闭工单）",
-            en="the opening sentence is about tickets (closing a ticket)",
-        ),
-        Text(
-            zh="每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
-            en="Each description's opening sentence names tickets: the whole word ticket or"
-            " tickets, with no negation before it.",
-        ),
-        case_named(FIXED_TOOLS_CASES, "runAction 的能力：关闭一张工单（写入，超时以秒计）"),
-        Text(
-            zh="三个工具逐个查第一句，不论它们的顺序",
-            en="the opening sentence of each of the three tools, whatever their order",
-        ),
-    ),
-    Rule(
-        Text(
-            zh="第一句说的是工单（列出工单）",
-            en="the opening sentence is about tickets (listing tickets)",
-        ),
-        Text(
-            zh="每个描述的第一句说出工单：整词 ticket 或 tickets，前面没有否定。",
-            en="Each description's opening sentence names tickets: the whole word ticket or"
-            " tickets, with no negation before it.",
-        ),
-        case_named(FIXED_TOOLS_CASES, "sync 的能力：分页列出工单"),
-        Text(
-            zh="三个工具逐个查第一句，不论它们的顺序",
-            en="the opening sentence of each of the three tools, whatever their order",
-        ),
-    ),
-)
+FIXED_TOOLS_RULES: tuple[Rule, ...] = load_rules("02", "FIXED_TOOLS_RULES", FIXED_TOOLS_CASES)
 
 
 def _declaration(fixed_tools: Callable[[], Any], capability: str) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import Any
 from tutorial_lib.core.arguments import ArgumentExample
 from tutorial_lib.core.contracts import ContractError
 from tutorial_lib.course.checks import MISSING, Case
-from tutorial_lib.course.rules import Rule
+from tutorial_lib.course.rules import Rule, load_rules
 from tutorial_lib.language import Text
 from tutorial_lib.workspace.read_schema import (
     MAX_COUNT,
@@ -255,243 +255,18 @@ ORDER_EXAMPLES: tuple[tuple[ArgumentExample, Text], ...] = (
 )
 
 
-_NOT_OBJECTS = Text(zh="列表、字符串、数字、null", en="lists, strings, numbers, null")
-
 #: The rules of exercise 1's contract on each field (the task's bullets), each with the
 #: visible case that catches an answer breaking only that rule.
-VALIDATE_ARGS_FIELD_RULES: tuple[Rule, ...] = (
-    Rule(
-        Text(zh="整体是对象", en="the whole is an object"),
-        Text(zh="args 必须是对象（dict）。", en="args must be an object (a dict)."),
-        "not an object",
-        _NOT_OBJECTS,
-    ),
-    Rule(
-        Text(zh="整体不写 field", en="no field for the whole"),
-        Text(
-            zh="整体不是对象时不写 field。",
-            en="When the whole value is not an object, write no field.",
-        ),
-        "null instead of an object",
-        _NOT_OBJECTS,
-    ),
-    Rule(
-        Text(zh="缺字段", en="missing field"),
-        Text(zh="缺字段是 missing_field。", en="A missing field is missing_field."),
-        "count missing",
-        Text(zh="每个字段都可能缺", en="any field may be missing"),
-    ),
-    Rule(
-        Text(zh="多字段", en="extra field"),
-        Text(zh="多字段是 unknown_field。", en="An extra field is unknown_field."),
-        "a misspelt field",
-        Text(zh="多出的字段名", en="extra field names"),
-    ),
-    Rule(
-        Text(zh="恰好三个名字", en="exactly three names"),
-        Text(
-            zh="恰好有 path、start、count 三个字段。",
-            en="There are exactly three fields: path, start, count.",
-        ),
-        "a field name in another case",
-        Text(zh="多出的字段名，含 Path", en="extra field names, Path among them"),
-    ),
-    Rule(
-        Text(zh="path 是字符串", en="path is a string"),
-        Text(zh="path：字符串。", en="path: a string."),
-        "a path that is a number",
-        Text(zh="数字、null、列表", en="numbers, null, lists"),
-    ),
-    Rule(
-        Text(zh="path 不为空", en="path is not empty"),
-        Text(zh="path 去掉空白后不为空。", en="path is not empty once whitespace is stripped."),
-        "a whitespace path",
-        Text(zh="空串、只有空白", en="the empty string, whitespace only"),
-    ),
-    Rule(
-        Text(zh="只看去掉空白后", en="only once whitespace is stripped"),
-        Text(
-            zh="path 去掉空白后不为空即可。",
-            en="It is enough that path is not empty once whitespace is stripped.",
-        ),
-        "a path with spaces around it",
-        Text(zh="首尾带空白", en="whitespace at the start and at the end"),
-    ),
-    Rule(
-        Text(zh="path 有上限", en="path has a cap"),
-        Text(zh="path 最长 4096 个字符。", en="path is at most 4096 characters long."),
-        "a path longer than the cap",
-        Text(zh="4097 个字符", en="4097 characters"),
-    ),
-    Rule(
-        Text(zh="4096 本身可以", en="4096 itself is fine"),
-        Text(zh="path 最长 4096 个字符。", en="path is at most 4096 characters long."),
-        "the longest path",
-        Text(zh="正好 4096 个字符", en="exactly 4096 characters"),
-    ),
-    Rule(
-        Text(zh="start 的范围", en="start's range"),
-        Text(zh="start：1 到 2**53 - 1。", en="start: 1 to 2**53 - 1."),
-        "a line beyond the interoperable integer range",
-        Text(zh="边界两侧", en="both sides of each bound"),
-    ),
-    Rule(
-        Text(zh="count 的范围", en="count's range"),
-        Text(zh="count：1 到 20。", en="count: 1 to 20."),
-        "count above the cap",
-        Text(zh="边界两侧", en="both sides of each bound"),
-    ),
-    Rule(
-        Text(zh="bool 不是整数", en="bool is not an integer"),
-        Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
-        "true as an integer",
-        Text(zh="True、False", en="True, False"),
-    ),
-    Rule(
-        Text(zh="字符串不是整数", en="a string is not an integer"),
-        Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
-        "an integer written as a string",
-        Text(zh='"1"、"2"', en='"1", "2"'),
-    ),
-    Rule(
-        Text(zh="浮点数不是整数", en="a float is not an integer"),
-        Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
-        "a whole float",
-        Text(zh="1.0、1.5、2.0", en="1.0, 1.5, 2.0"),
-    ),
-    Rule(
-        Text(zh="每个字段都一样", en="the same for every field"),
-        Text(zh="类型不对一律是 invalid_type。", en="A wrong type is always invalid_type."),
-        "a whole float for count",
-        Text(zh="两个整数字段", en="both integer fields"),
-    ),
-)
+VALIDATE_ARGS_FIELD_RULES: tuple[Rule, ...] = load_rules("01", "VALIDATE_ARGS_FIELD_RULES", ())
 
 #: The fixed order of exercise 1 (its last bullet), one rule per step that can be swapped.
-VALIDATE_ARGS_ORDER_RULES: tuple[Rule, ...] = (
-    Rule(
-        Text(zh="缺失先于多余", en="missing before unknown"),
-        Text(
-            zh="整体 → 缺失字段 → 多余字段。", en="whole object → missing fields → unknown fields."
-        ),
-        "missing beats unknown",
-        Text(zh="字段的插入顺序", en="the fields' insertion order"),
-    ),
-    Rule(
-        Text(zh="先查完缺失", en="every missing field first"),
-        Text(
-            zh="缺失字段查完，才查类型和范围。",
-            en="Types and ranges are checked only once every missing field has been.",
-        ),
-        "missing beats an earlier bad type",
-        Text(zh="缺一个字段，同时有坏值", en="one field missing, with bad values as well"),
-    ),
-    Rule(
-        Text(zh="缺失按顺序", en="missing fields in order"),
-        Text(
-            zh="缺失字段按 path、start、count。",
-            en="Missing fields in the order path, start, count.",
-        ),
-        "missing path reported before start",
-        Text(zh="同时缺几个字段", en="several fields missing at once"),
-    ),
-    Rule(
-        Text(zh="多余先于字段", en="unknown before each field"),
-        Text(
-            zh="多余字段 → 逐个查类型和范围。",
-            en="unknown fields → each field's type and range, one field at a time.",
-        ),
-        "unknown beats a wrong type",
-        Text(zh="多余字段加坏值", en="unknown fields plus bad values"),
-    ),
-    Rule(
-        Text(zh="多余按名字排序", en="unknown fields by name"),
-        Text(zh="多余字段按名字排序。", en="Unknown fields sorted by name."),
-        "unknown fields sorted by name",
-        Text(zh="打乱的插入顺序", en="shuffled insertion order"),
-    ),
-    Rule(
-        Text(zh="字段按顺序", en="fields in order"),
-        Text(
-            zh="按 path、start、count 逐个查。",
-            en="Check path, start, count one by one, in that order.",
-        ),
-        "path is checked before start",
-        Text(zh="几个字段同时有错", en="several fields wrong at once"),
-    ),
-    Rule(
-        Text(zh="逐个字段查", en="one field at a time"),
-        Text(zh="逐个字段查类型和范围。", en="Check type and range one field at a time."),
-        "start's range before count's type",
-        Text(
-            zh="一个字段范围错、后一个类型错",
-            en="one field out of range, a later one of the wrong type",
-        ),
-    ),
-)
+VALIDATE_ARGS_ORDER_RULES: tuple[Rule, ...] = load_rules("01", "VALIDATE_ARGS_ORDER_RULES", ())
 
-VALIDATE_ARGS_RULES: tuple[Rule, ...] = VALIDATE_ARGS_FIELD_RULES + VALIDATE_ARGS_ORDER_RULES
+VALIDATE_ARGS_RULES: tuple[Rule, ...] = load_rules("01", "VALIDATE_ARGS_RULES", ())
 
-#: Exercise 2's rules; its cases are :func:`~tutorial_lib.course.demos.demo_workspace.inside_cases`.
-IS_INSIDE_RULES: tuple[Rule, ...] = (
-    Rule(
-        Text(zh="解析 ..", en="resolve .."),
-        Text(
-            zh="root / path 解析之后（处理 ..）位于 root 之内。",
-            en="root / path, once resolved (.. handled), lies within root.",
-        ),
-        "'..' climbs out",
-        Text(
-            zh="随机拼出的路径段，含 .. 和 .",
-            en="randomly joined path segments, including .. and .",
-        ),
-    ),
-    Rule(
-        Text(zh="跟随符号链接", en="follow symbolic links"),
-        Text(zh="解析时跟随符号链接。", en="Resolving follows symbolic links."),
-        "a symlink leading out",
-        Text(
-            zh="路径里任意位置的 link_in、link_out、src_link",
-            en="link_in, link_out and src_link anywhere in the path",
-        ),
-    ),
-    Rule(
-        Text(zh="比较路径而不是字符串", en="compare paths, not strings"),
-        Text(
-            zh="位于 root 之内：前缀相同的兄弟目录不算。",
-            en="Within root: a sibling directory with the same prefix does not count.",
-        ),
-        "a prefix sibling",
-        Text(zh="经 .. 走到 ws_evil", en="reaching ws_evil through .."),
-    ),
-    Rule(
-        Text(zh="root 也要解析", en="resolve root too"),
-        Text(
-            zh="root 本身也可能是经过符号链接的路径。",
-            en="root itself may be a path through a symbolic link.",
-        ),
-        "a root reached through a symlink",
-        Text(zh="root 和经过链接的 ws_alias 轮流出现", en="root and the linked ws_alias in turn"),
-    ),
-    Rule(
-        Text(zh="文件不必存在", en="the file need not exist"),
-        Text(
-            zh="“在不在里面”和“存不存在”是两回事。",
-            en='"Is it inside?" and "does it exist?" are two different questions.',
-        ),
-        "a missing file",
-        Text(zh="不存在的 drafts 等路径段", en="path segments that do not exist, such as drafts"),
-    ),
-    Rule(
-        Text(zh="绝对路径", en="absolute paths"),
-        Text(
-            zh="root / path 解析之后位于 root 之内。",
-            en="root / path, once resolved, lies within root.",
-        ),
-        "an absolute path",
-        Text(zh="以 / 开头的路径", en="paths starting with /"),
-    ),
-)
+#: Exercise 2's rules; its cases are
+#: :func:`~tutorial_lib.course.chapters.ch01_read_tool.demos.inside_cases`.
+IS_INSIDE_RULES: tuple[Rule, ...] = load_rules("01", "IS_INSIDE_RULES", ())
 
 
 # What a learner whose validator gets a row wrong should think about (learner-facing, Chinese).

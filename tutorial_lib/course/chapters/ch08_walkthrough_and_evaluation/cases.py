@@ -58,7 +58,7 @@ from typing import Any
 
 from tutorial_lib.agent.loop import Step, Transcript
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule, case_named
+from tutorial_lib.course.rules import Rule, load_rules
 from tutorial_lib.language import Text, source_text, tr
 from tutorial_lib.worlds.evaluation import first_call_invalid_ratio
 
@@ -400,91 +400,8 @@ def first_call_hidden_cases(seed: int = 0, n: int = 200) -> tuple[Case, ...]:
 
 #: Every rule exercise 1's task text states, the visible case that fails an answer breaking
 #: only that rule, and what :func:`first_call_hidden_cases` varies for it.
-FIRST_CALL_INVALID_RATIO_RULES: tuple[Rule, ...] = (
-    Rule(
-        Text(zh="返回一个数", en="return a number"),
-        Text(
-            zh="返回一个数（int、float 或 Fraction）；字符串和 True/False 不算数。",
-            en="Return a number (int, float or Fraction); strings and True/False do not count as"
-            " numbers.",
-        ),
-        case_named(FIRST_CALL_CASES, "类型：返回一个数，不是字符串或 bool"),
-        Text(
-            zh="每个输入都按类型检查；期望值有 0.0、1.0 和各种分数。",
-            en="every input is checked by type; the expected values include 0.0, 1.0 and all"
-            " kinds of fractions.",
-        ),
-    ),
-    Rule(
-        Text(zh="不要四舍五入", en="do not round"),
-        Text(
-            zh="检查按 1e-9 的容差比较，所以不要四舍五入。",
-            en="The check compares within a tolerance of 1e-9, so do not round.",
-        ),
-        case_named(FIRST_CALL_CASES, "不要四舍五入：2/3 就是 2/3"),
-        Text(
-            zh="1 到 8 次运行，比值多是 1/3、2/7 这样的无限小数。",
-            en="1 to 8 runs; most ratios are recurring decimals such as 1/3 and 2/7.",
-        ),
-    ),
-    Rule(
-        Text(zh="第一次失败就算无效", en="a failed first call counts as invalid"),
-        Text(
-            zh="第一次失败、重试才成功的运行也算无效。",
-            en="A run whose first call failed and whose retry succeeded counts as invalid too.",
-        ),
-        case_named(FIRST_CALL_CASES, "看第一次：重试成功了，第一次仍算无效"),
-        Text(
-            zh="第一次调用失败的运行里，后面的调用多半成功。",
-            en="in runs whose first call failed, the later calls mostly succeed.",
-        ),
-    ),
-    Rule(
-        Text(zh="后面的失败不算", en="later failures do not count"),
-        Text(zh="后面的调用失败不算。", en="Later failed calls do not count."),
-        case_named(FIRST_CALL_CASES, "只看第一次：后来的无效调用不算"),
-        Text(
-            zh="第一次成功的运行里，后面约三成的调用失败。",
-            en="in runs whose first call succeeded, about three later calls in ten fail.",
-        ),
-    ),
-    Rule(
-        Text(zh="按运行计数", en="count runs"),
-        Text(
-            zh="第一次调用就失败的运行数 ÷ 至少有一次调用的运行数：数的是运行，不是调用。",
-            en="The number of runs whose first call failed ÷ the number of runs with at least one"
-            " call: it counts runs, not calls.",
-        ),
-        case_named(FIRST_CALL_CASES, "按运行数：分母是运行，不是调用"),
-        Text(
-            zh="每次运行 0 到 6 次调用，调用数和运行数相差很大。",
-            en="0 to 6 calls per run, so the numbers of calls and of runs differ widely.",
-        ),
-    ),
-    Rule(
-        Text(zh="空运行不进分母", en="empty runs stay out of the denominator"),
-        Text(
-            zh="没有任何调用的运行不进分母。",
-            en="A run without any call stays out of the denominator.",
-        ),
-        case_named(FIRST_CALL_CASES, "分母：没有调用的运行不算"),
-        Text(
-            zh="约一成五的运行是空列表，和有调用的运行混在一起。",
-            en="about 15% of the runs are empty lists, mixed with runs that have calls.",
-        ),
-    ),
-    Rule(
-        Text(zh="没有可衡量的运行返回 None", en="return None when no run can be measured"),
-        Text(
-            zh="如果没有一次运行有调用，返回 None（不是 0）。",
-            en="If no run has a call, return None (not 0).",
-        ),
-        case_named(FIRST_CALL_CASES, "None：所有运行都没有调用"),
-        Text(
-            zh="约一成的输入只有 0 到 4 次空运行。",
-            en="about one input in ten has only 0 to 4 empty runs.",
-        ),
-    ),
+FIRST_CALL_INVALID_RATIO_RULES: tuple[Rule, ...] = load_rules(
+    "08", "FIRST_CALL_INVALID_RATIO_RULES", FIRST_CALL_CASES
 )
 
 
@@ -749,31 +666,4 @@ FIX_CASES: tuple[Case, ...] = _fix_cases()
 
 #: The rules of exercise 2. The visible cases ARE the whole table (no hidden cases), and a
 #: rule names only what every answer must do, never which failure goes with which fix.
-FIX_FOR_RULES: tuple[Rule, ...] = (
-    Rule(
-        Text(zh="返回上表的改进名", en="return a fix name from the table"),
-        Text(
-            zh="返回上表里的一个改进名（原样拼写的 str）。",
-            en="Return one fix name from the table (a str, spelled exactly).",
-        ),
-        case_named(FIX_CASES, "失败 1"),
-        Text(
-            zh="没有隐藏用例：10 段失败就是全部用例，每段的答案都按改进名检查。",
-            en="no hidden cases: the 10 failures are all the cases, and each answer is checked by"
-            " fix name.",
-        ),
-    ),
-    Rule(
-        Text(zh="每段失败单独判断", en="judge each failure on its own"),
-        Text(
-            zh="想一想模型缺了什么信息才会这样做：每段失败单独判断，不是每段都同一个答案。",
-            en="Think about what information the model was missing to act this way: judge each"
-            " failure on its own; they do not all have the same answer.",
-        ),
-        case_named(FIX_CASES, "失败 1"),
-        Text(
-            zh="没有隐藏用例：10 段失败涉及上表的全部四个改进。",
-            en="no hidden cases: the 10 failures involve all four fixes of the table.",
-        ),
-    ),
-)
+FIX_FOR_RULES: tuple[Rule, ...] = load_rules("08", "FIX_FOR_RULES", FIX_CASES)

@@ -32,7 +32,7 @@ FILESYSTEM_SERVER_VERSION = "2026.8.31"
 FILESYSTEM_SERVER_INSTALL = "python tools/prepare.py"
 #: How to get Node.js and npm where they are missing (Debian, as the course's CI).
 NODE_INSTALL = "sudo apt-get install nodejs npm"
-_PROJECT = Path(__file__).resolve().parents[3]
+_PROJECT = Path(__file__).resolve().parents[4]
 
 
 def filesystem_server_script(project: Path = _PROJECT) -> Path:

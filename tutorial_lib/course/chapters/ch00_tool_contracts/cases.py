@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tutorial_lib.course.checks import Case
-from tutorial_lib.course.rules import Rule, case_named
+from tutorial_lib.course.rules import Rule, load_rules
 from tutorial_lib.language import Text
 
 __all__ = [
@@ -150,83 +150,7 @@ LINE_AT_CASES: tuple[Case, ...] = (
 
 
 #: Every rule exercise 1 states, with the visible case that catches an answer breaking it.
-LINE_AT_RULES: tuple[Rule, ...] = (
-    Rule(
-        Text(zh="1 起算", en="counted from 1"),
-        Text(zh="number 是从 1 开始的行号。", en="number is a line number counted from 1."),
-        case_named(LINE_AT_CASES, "第 1 行是第一行"),
-        Text(
-            zh="0 到 6 行的文件，-3 到 8 的行号",
-            en="files of 0 to 6 lines, line numbers from -3 to 8",
-        ),
-    ),
-    Rule(
-        Text(zh="带上真实行号", en="with the real line number"),
-        Text(
-            zh='行号有效时返回 {"number": number, "text": 那一行}。',
-            en='For a valid line number, return {"number": number, "text": that line}.',
-        ),
-        case_named(LINE_AT_CASES, "第 3 行（最后一行）"),
-        Text(zh="每个有效的行号", en="every valid line number"),
-    ),
-    Rule(
-        Text(zh="原样返回", en="returned as it is"),
-        Text(zh="那一行原样返回。", en="That line is returned as it is."),
-        case_named(LINE_AT_CASES, "这一行原样返回"),
-        Text(zh="行的前后带空格", en="lines with spaces at the start and end"),
-    ),
-    Rule(
-        Text(zh="空行也是一行", en="an empty line is a line too"),
-        Text(zh="空行也是一行。", en="An empty line is a line too."),
-        case_named(LINE_AT_CASES, "空行也是一行"),
-        Text(zh="文件里的空行", en="empty lines in the file"),
-    ),
-    Rule(
-        Text(zh="0 不是行号", en="0 is not a line number"),
-        Text(zh="0 返回 None。", en="0 returns None."),
-        case_named(LINE_AT_CASES, "第 0 行不存在"),
-        Text(zh="行号 0，文件有长有短", en="line number 0, in longer and shorter files"),
-    ),
-    Rule(
-        Text(zh="负数不是行号", en="negative numbers are not line numbers"),
-        Text(zh="负数返回 None。", en="A negative number returns None."),
-        case_named(LINE_AT_CASES, "负数行号"),
-        Text(zh="-3 到 -1", en="-3 to -1"),
-    ),
-    Rule(
-        Text(zh="超过总行数", en="beyond the number of lines"),
-        Text(zh="超过总行数返回 None。", en="A number beyond the number of lines returns None."),
-        case_named(LINE_AT_CASES, "读过末尾"),
-        Text(zh="超过末尾的行号，包括空文件", en="line numbers past the end, empty files included"),
-    ),
-    Rule(
-        Text(zh="拒绝 True", en="refuse True"),
-        Text(
-            zh="不是 int 的值返回 None，例如 True。",
-            en="A value that is not an int returns None, True for example.",
-        ),
-        case_named(LINE_AT_CASES, "True 不是行号"),
-        Text(zh="True 和 False", en="True and False"),
-    ),
-    Rule(
-        Text(zh="拒绝字符串", en="refuse strings"),
-        Text(
-            zh='不是 int 的值返回 None，例如 "2"。',
-            en='A value that is not an int returns None, "2" for example.',
-        ),
-        case_named(LINE_AT_CASES, "字符串 '2' 不是行号"),
-        Text(zh='"1" 和 "2"', en='"1" and "2"'),
-    ),
-    Rule(
-        Text(zh="拒绝浮点数", en="refuse floats"),
-        Text(
-            zh="不是 int 的值返回 None，例如 2.0。",
-            en="A value that is not an int returns None, 2.0 for example.",
-        ),
-        case_named(LINE_AT_CASES, "浮点数 2.0 不是行号"),
-        Text(zh="1.0、2.0 和 1.5", en="1.0, 2.0 and 1.5"),
-    ),
-)
+LINE_AT_RULES: tuple[Rule, ...] = load_rules("00", "LINE_AT_RULES", LINE_AT_CASES)
 
 
 def reference_line_at(lines: Sequence[str], number: Any) -> dict[str, Any] | None:
@@ -418,83 +342,8 @@ READ_ALL_PAGES_CASES: tuple[Case, ...] = (
 )
 
 #: Every rule exercise 2 states, with the visible case that catches an answer breaking it.
-READ_ALL_PAGES_RULES: tuple[Rule, ...] = (
-    Rule(
-        Text(zh="游标原样传回", en="cursors passed back unchanged"),
-        Text(
-            zh="把每页的 next_cursor 原样传回去（游标是不透明的，不要自己拼）。",
-            en="Pass each page's next_cursor back unchanged (a cursor is opaque: do not build one"
-            " yourself).",
-        ),
-        case_named(READ_ALL_PAGES_CASES, "游标要原样传回"),
-        Text(
-            zh="游标的写法（p、c、next:、Zx9_ 开头）",
-            en="how cursors are written (starting with p, c, next: or Zx9_)",
-        ),
-    ),
-    Rule(
-        Text(zh="直到 None", en="until None"),
-        Text(zh="一直读到 next_cursor 是 None。", en="Keep reading until next_cursor is None."),
-        case_named(READ_ALL_PAGES_CASES, "三页按顺序拼起来"),
-        Text(zh="1 到 6 页", en="1 to 6 pages"),
-    ),
-    Rule(
-        Text(zh="空页不是结尾", en="an empty page is not the end"),
-        Text(
-            zh="空页只要还带着游标，就不是结尾。",
-            en="An empty page that still carries a cursor is not the end.",
-        ),
-        case_named(READ_ALL_PAGES_CASES, "中间一页是空的"),
-        Text(
-            zh="空页出现的位置，包括第一页", en="where empty pages appear, the first page included"
-        ),
-    ),
-    Rule(
-        Text(zh="按顺序", en="in order"),
-        Text(zh="items 是所有条目，按顺序。", en="items holds every item, in order."),
-        case_named(READ_ALL_PAGES_CASES, "条目按服务给的顺序"),
-        Text(zh="随机的条目值", en="random item values"),
-    ),
-    Rule(
-        Text(zh="所有条目", en="every item"),
-        Text(zh="items 是所有条目。", en="items holds every item."),
-        case_named(READ_ALL_PAGES_CASES, "重复的条目也是条目"),
-        Text(zh="随机的条目值，常有重复", en="random item values, often repeated"),
-    ),
-    Rule(
-        Text(zh="读了几页", en="how many pages were read"),
-        Text(zh="pages_read 是读了几页。", en="pages_read is how many pages were read."),
-        case_named(READ_ALL_PAGES_CASES, "第一页就是空的"),
-        Text(zh="页数和空页", en="numbers of pages and empty pages"),
-    ),
-    Rule(
-        Text(zh="空结果也读完了", en="an empty result is a finished read too"),
-        Text(
-            zh='读完了就是 "complete"，没有条目也一样。',
-            en='A finished read is "complete", even with no items.',
-        ),
-        case_named(READ_ALL_PAGES_CASES, "真的没有任何条目"),
-        Text(zh="全是空页的服务", en="services with only empty pages"),
-    ),
-    Rule(
-        Text(zh="重复游标如实报告", en="a repeated cursor reported honestly"),
-        Text(
-            zh='游标已经用过时停下，返回已读到的条目，coverage 如实写成 "partial"。',
-            en="When a cursor has already been used, stop and return the items read so far, with"
-            ' coverage honestly set to "partial".',
-        ),
-        case_named(READ_ALL_PAGES_CASES, "服务返回了读过的游标"),
-        Text(zh="服务绕回的页", en="pages the service loops back to"),
-    ),
-    Rule(
-        Text(zh="任何用过的游标", en="any cursor already used"),
-        Text(
-            zh="“已经用过的游标”包括更早用过的任何一个。",
-            en='"A cursor already used" includes any one used earlier.',
-        ),
-        case_named(READ_ALL_PAGES_CASES, "绕一个更大的圈"),
-        Text(zh="绕回更早的任意一页", en="looping back to any earlier page"),
-    ),
+READ_ALL_PAGES_RULES: tuple[Rule, ...] = load_rules(
+    "00", "READ_ALL_PAGES_RULES", READ_ALL_PAGES_CASES
 )
 
 

@@ -1,0 +1,1 @@
+"""Chapter 00's home (tool contracts): its cases, demos and quiz."""

@@ -1,0 +1,1 @@
+"""Chapter 01's home (read tool): its cases, demos and quiz."""

@@ -1,0 +1,1 @@
+"""Chapter 02's home (tool set): its cases, demos and quiz."""

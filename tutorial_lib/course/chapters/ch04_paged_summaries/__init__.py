@@ -1,0 +1,1 @@
+"""Chapter 04's home (paged summaries): its cases, demos and quiz."""

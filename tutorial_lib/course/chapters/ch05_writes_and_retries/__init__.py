@@ -1,0 +1,1 @@
+"""Chapter 05's home (writes and retries): its cases, demos and quiz."""

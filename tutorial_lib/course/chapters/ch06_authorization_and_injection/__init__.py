@@ -1,0 +1,1 @@
+"""Chapter 06's home (authorization and injection): its cases, demos and quiz."""

@@ -1,0 +1,1 @@
+"""Chapter 07's home (user confirmation): its cases, demos and quiz."""

@@ -1,0 +1,1 @@
+"""Chapter 08's home (walkthrough and evaluation): its cases, demos and quiz."""
