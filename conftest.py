@@ -180,9 +180,10 @@ def _classes() -> tuple[type, type, type]:
 
 
 #: The files that take longest (measured with ``--durations``, on 2 cores), longest first.
-#: xdist's ``--dist loadfile`` hands files to workers in collection order: a long file
-#: collected last leaves one worker running alone at the end. Collected first, the long
-#: files run side by side while the many short ones fill the gaps (what runs is unchanged).
+#: xdist's ``--dist loadfile --no-loadscope-reorder`` hands files to workers in collection
+#: order: a long file collected last leaves one worker running alone at the end. Collected
+#: first, the long files run side by side while the many short ones fill the gaps (what
+#: runs is unchanged).
 LONGEST_FIRST: tuple[str, ...] = (
     "tests/test_instructor.py",
     "tests/test_site.py",
