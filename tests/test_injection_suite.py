@@ -313,3 +313,11 @@ def test_a_read_task_whose_model_stops_early_still_delivers_its_answer() -> None
             assert f"  {place_line}" in run.report.text.split("\n")
         undefended = run_case(task, payload, "file_contents", defences="station")
         assert not undefended.utility, payload.payload_id
+
+
+def test_a_suite_without_tasks_or_payloads_is_refused_with_a_clear_error() -> None:
+    from tutorial_lib.worlds.injection import run_suite
+
+    for tasks, payloads in (((), PAYLOADS), (TASKS, ())):
+        with pytest.raises(ValueError, match="at least one task and one payload"):
+            run_suite(tasks=tasks, payloads=payloads)

@@ -793,6 +793,8 @@ def run_suite(
     progress: Callable[[Iterable[Any]], Iterable[Any]] = lambda cases: cases,
 ) -> SuiteFigures:
     """Every task benign, then with every payload in each of its carriers."""
+    if not tasks or not payloads:
+        raise ValueError("a suite needs at least one task and one payload")
     benign = [run_case(task, defences=defences) for task in tasks]
     cases = [(task, p, c) for task in tasks for c in task.carriers for p in payloads]
     attacked = [run_case(t, p, c, defences=defences) for t, p, c in progress(cases)]
