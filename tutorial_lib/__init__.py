@@ -72,8 +72,12 @@ _EXPORTS: dict[str, str] = {
     "workspace_access": "tutorial_lib.core.authorization",
     "outbound_access": "tutorial_lib.core.authorization",
     "local_access": "tutorial_lib.core.authorization",
+    "declared_access": "tutorial_lib.core.authorization",
+    "HostConfigError": "tutorial_lib.core.contracts",
     "SecretPolicy": "tutorial_lib.core.secrets",
     "Question": "tutorial_lib.core.confirmation",
+    # what a person is shown of text others wrote
+    "visible": "tutorial_lib.core.display",
     # the workspace tools
     "read_lines": "tutorial_lib.workspace.read",
     "read_lines_tool": "tutorial_lib.workspace.read",
