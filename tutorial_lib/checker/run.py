@@ -719,7 +719,9 @@ class _Run:
         false``) returns it and it is in no file of the workspace, or when it comes with
         the refusal of hostile arguments (no data was read): tool poisoning, an error.
         Otherwise it may be data the tool read (a web page, a comment): worth knowing, a
-        host treats it as data (chapter 06), an info."""
+        host treats it as data (chapter 06), an info. The workspace is searched as bytes:
+        text a closed-world tool decodes from it (a git server's compressed objects, a
+        commit message) is in no file as such, and would be taken for the server's own."""
         if answer.kind != "result":
             return
         sent = "\n".join(_strings(arguments))
