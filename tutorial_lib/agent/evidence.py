@@ -179,7 +179,7 @@ def report_from_evidence(
         results.append((following.name, envelope["data"]))
     coverage = plan.coverage(results) if not_read is None else "incomplete"
     items = tuple(visible(item, keep="") for item in plan.items(results))
-    content = tuple(visible(line, keep="") for line in plan.content(results))
+    content = plan.content(results)  # format_report shows their hidden characters
     missing = None if not_read is None else f"read: {len(results)} results; not read: {not_read}"
     shown = check_output(format_report(plan.name, coverage, items, content, missing), policy).text
     # the content as shown, outside links removed: read back from the checked text (one
@@ -190,7 +190,7 @@ def report_from_evidence(
     if len(lines) == first + len(content) + 1:
         content = tuple(line[2:] for line in lines[first : first + len(content)])
     else:
-        content = tuple(check_output(line, policy).text for line in content)
+        content = tuple(check_output(visible(line, keep=""), policy).text for line in content)
         shown = check_output(
             format_report(plan.name, coverage, items, content, missing), policy
         ).text

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from tutorial_lib.course.chapters import homes
 from tutorial_lib.course.checks import Case
 from tutorial_lib.course.table import wrap
 from tutorial_lib.language import Text, source_text, tr
@@ -98,8 +99,6 @@ def _text(value: Any) -> str | Text:
 
 @cache
 def _rules_data(chapter: str) -> Mapping[str, Any]:
-    from tutorial_lib.course.chapters import homes
-
     home = homes().get(chapter)
     if home is None:
         raise ValueError(f"no chapter {chapter!r}")
